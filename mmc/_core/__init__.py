@@ -1,0 +1,1 @@
+"""Compiled kernels of mmc (Cython). Private: use the estimators."""

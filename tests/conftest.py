@@ -1,0 +1,15 @@
+"""Test configuration shared by all test modules.
+
+The tests must exercise the installed mmc (with its compiled mmc._core), never
+the ./mmc source directory. `pytest` with ``--import-mode=importlib`` (see
+pyproject.toml) does not put the repository root on sys.path, but
+``python -m pytest`` does (``python -m`` prepends the current directory), so
+drop it here, before any test module imports mmc. An editable install is not
+affected: its import hook does not go through sys.path.
+"""
+
+import sys
+from pathlib import Path
+
+_REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _REPO_ROOT]
