@@ -1,7 +1,13 @@
 """Maximum margin clustering with a Cython core, in the style of scikit-learn.
 
-Nothing public yet but the version.
+Public API
+----------
+metrics
+    Clustering scores: accuracy/error after the best matching of clusters to
+    classes, NMI, Rand index and pair-counting F_beta.
 """
+
+from mmc import metrics
 
 # Estimators are re-exported here as they land, e.g.
 #     from mmc._cpmmc import CPMMC
@@ -12,4 +18,5 @@ __version__ = "0.1.0"
 
 __all__ = [
     "__version__",
+    "metrics",
 ]

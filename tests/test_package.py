@@ -1,6 +1,9 @@
 """Tests of the installed package as a whole."""
 
+import doctest
 from importlib.metadata import version
+
+import pytest
 
 import mmc
 
@@ -18,7 +21,13 @@ def test_compiled_core_is_installed():
 
 
 def test_public_names_exist():
-    assert "__version__" in mmc.__all__
+    assert {"__version__", "metrics"} <= set(mmc.__all__)
     for name in mmc.__all__:
         assert hasattr(mmc, name), name
 
+
+@pytest.mark.parametrize("module", [mmc.metrics], ids=lambda m: m.__name__)
+def test_docstring_examples(module):
+    result = doctest.testmod(module)
+    assert result.attempted > 0
+    assert result.failed == 0
