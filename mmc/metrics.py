@@ -4,7 +4,7 @@ Every score is a function of the contingency table of the two labelings
 (classes x clusters). The public functions validate their input, build the
 table with :func:`contingency_table` and hand it to a private
 ``_<score>_from_table`` function; those private functions are the single
-definition of each score, shared with the Cython kernels that scan many small
+definition of each score, to be shared with the kernels that scan many small
 tables (the most violated labelling search of ``MultivariateMMC``).
 
 All scores are invariant to renaming classes or clusters. Accuracy, NMI and
@@ -66,10 +66,10 @@ def contingency_table(labels_true, labels_pred):
     Parameters
     ----------
     labels_true : array-like of shape (n_samples,)
-        Reference classes. Any hashable, sortable values.
+        Reference classes: any values that ``np.unique`` can sort.
 
     labels_pred : array-like of shape (n_samples,)
-        Cluster labels. Any hashable, sortable values.
+        Cluster labels: any values that ``np.unique`` can sort.
 
     Returns
     -------
