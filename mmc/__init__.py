@@ -2,21 +2,21 @@
 
 Public API
 ----------
+CPMMC
+    Binary maximum margin clustering by the cutting-plane method.
 metrics
     Clustering scores: accuracy/error after the best matching of clusters to
     classes, NMI, Rand index and pair-counting F_beta.
 """
 
 from mmc import metrics
-
-# Estimators are re-exported here as they land, e.g.
-#     from mmc._cpmmc import CPMMC
-# and added to __all__.
+from mmc._cpmmc import CPMMC
 
 # Keep equal to `version` in pyproject.toml (tests/test_package.py checks).
 __version__ = "0.1.0"
 
 __all__ = [
+    "CPMMC",
     "__version__",
     "metrics",
 ]

@@ -1,0 +1,187 @@
+"""Plumbing shared by the estimators: input validation, restarts, linear models.
+
+Validation happens here and only here: the estimators call
+:meth:`_BaseMMC._validate_X`, and the Cython kernels downstream assume
+C-contiguous float32/float64 arrays or CSR matrices with int32 indices.
+"""
+
+from numbers import Integral
+
+import numpy as np
+import scipy.sparse as sp
+from joblib import Parallel, delayed, effective_n_jobs
+from sklearn.base import BaseEstimator, ClusterMixin
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from mmc._core._common import column_sums_dense, column_sums_sparse
+from mmc._core._linear import decision_values_dense, decision_values_sparse
+
+# Initialisations known to every estimator (see mmc/_init.py).
+INIT_METHODS = ("pca", "kmeans", "random")
+
+
+class _BaseMMC(ClusterMixin, BaseEstimator):
+    """Base class of the maximum margin clustering estimators.
+
+    Subclasses declare their parameters in ``_parameter_constraints`` (merged
+    with the common ones below), implement ``fit`` under
+    ``sklearn.base._fit_context`` and set ``labels_``.
+    """
+
+    _parameter_constraints: dict = {
+        "init": [StrOptions({"auto", *INIT_METHODS}), "array-like"],
+        "n_init": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+        "n_jobs": [Integral, None],
+        "verbose": ["verbose"],
+    }
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.sparse = True
+        return tags
+
+    def _validate_X(self, X, *, reset):
+        """Validate the data given to ``fit`` (``reset=True``) or ``predict``.
+
+        Returns a C-contiguous float32/float64 ndarray, or a CSR matrix of
+        such values with int32 indices. NaN, infinity, complex or non-numeric
+        values, fewer than 2 samples at fit time and a number of features
+        different from the one seen in ``fit`` raise ``ValueError``.
+        """
+        X = validate_data(
+            self,
+            X,
+            accept_sparse="csr",
+            dtype=[np.float64, np.float32],
+            order="C",
+            accept_large_sparse=True,
+            ensure_min_samples=2 if reset else 1,
+            reset=reset,
+        )
+        if sp.issparse(X):
+            X = _with_int32_indices(X)
+        return X
+
+    def _check_init_labels(self, n_samples):
+        """Validate an array-like ``init`` holding initial cluster labels."""
+        labels = np.asarray(self.init)
+        if labels.shape != (n_samples,):
+            raise ValueError(
+                f"init given as an array must hold one initial label per sample, "
+                f"of shape ({n_samples},); got shape {labels.shape}."
+            )
+        values = np.unique(labels)
+        if values.size != 2:
+            raise ValueError(
+                f"init given as an array must hold exactly two distinct labels; "
+                f"got {values.size}."
+            )
+        return labels
+
+
+def _with_int32_indices(X):
+    """Return CSR X with int32 index arrays, which the kernels require."""
+    if X.indices.dtype == np.int32 and X.indptr.dtype == np.int32:
+        return X
+    limit = np.iinfo(np.int32).max
+    if X.nnz > limit or max(X.shape) > limit:
+        raise ValueError(
+            f"Sparse input with {X.nnz} stored values and shape {X.shape} does not "
+            f"fit 32-bit indices, which mmc requires."
+        )
+    X = X.copy()
+    X.indices = X.indices.astype(np.int32)
+    X.indptr = X.indptr.astype(np.int32)
+    return X
+
+
+def column_means(X):
+    """Mean of the rows of a validated X, in float64."""
+    out = np.zeros(X.shape[1])
+    if sp.issparse(X):
+        column_sums_sparse(X.data, X.indices, X.indptr, out)
+    else:
+        column_sums_dense(X, out)
+    out /= X.shape[0]
+    return out
+
+
+def decision_values(X, coef, intercept, out=None):
+    """Return ``X @ coef + intercept`` for a validated X, in float64."""
+    if out is None:
+        out = np.empty(X.shape[0])
+    if sp.issparse(X):
+        decision_values_sparse(X.data, X.indices, X.indptr, coef, intercept, out)
+    else:
+        decision_values_dense(X, coef, intercept, out)
+    return out
+
+
+def best_of_restarts(run, starts, n_jobs):
+    """Run ``run(start)`` for every start and keep the lowest objective.
+
+    Restarts are independent; with ``n_jobs != 1`` they run on threads (the
+    kernels release the GIL). The winner is the run with the lowest
+    ``objective`` attribute; ties go to the earliest start, so the choice
+    does not depend on the number of threads. Labels are never consulted.
+
+    Returns
+    -------
+    best : object
+        The result of the winning run.
+
+    results : list
+        The results of all runs, in the order of ``starts``.
+    """
+    if effective_n_jobs(n_jobs) == 1 or len(starts) == 1:
+        results = [run(start) for start in starts]
+    else:
+        results = Parallel(n_jobs=n_jobs, prefer="threads")(
+            delayed(run)(start) for start in starts
+        )
+    best = min(range(len(results)), key=lambda i: (results[i].objective, i))
+    return results[best], results
+
+
+class _LinearDecisionMixin:
+    """``decision_function`` and ``predict`` of a fitted binary hyperplane.
+
+    Expects ``coef_`` of shape (n_features,) and a float ``intercept_``;
+    cluster 1 is the side where the decision value is positive.
+    """
+
+    def decision_function(self, X):
+        """Signed distance (up to ``|coef_|``) of samples to the hyperplane.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        decision : ndarray of shape (n_samples,)
+            ``X @ coef_ + intercept_``; positive values belong to cluster 1.
+        """
+        check_is_fitted(self)
+        X = self._validate_X(X, reset=False)
+        return decision_values(X, self.coef_, self.intercept_)
+
+    def predict(self, X):
+        """Assign samples to the side of the hyperplane they fall on.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+            0 or 1 for each sample; ``predict`` on the training data equals
+            ``labels_``.
+        """
+        return (self.decision_function(X) > 0).astype(np.intp)
+

@@ -1,0 +1,384 @@
+"""Kernels of the binary cutting-plane solver (CPMMC).
+
+Notation (DESIGN.md section 4): ``f_i = w.x_i + b`` are the decision values and
+``s_i = +1 if f_i > 0 else -1`` the signs at the current CCCP iterate. A
+constraint is a 0/1 vector ``c`` over the samples; the working set is stored
+sample-major in a uint8 matrix ``constraints`` of shape (n_samples, capacity),
+so that a pass over the samples reads the memberships of sample i
+contiguously. For constraint k the solver keeps
+
+    Z[k] = (1/n) sum_i c_ki s_i x_i    and    sign_sums[k] = (1/n) sum_i c_ki s_i.
+
+Between CCCP iterations only the samples whose sign flipped change these
+(``Z[k] += (2/n) s_i x_i`` for flipped i with c_ki = 1), so the update costs
+O(n_flipped * n_constraints * nnz per row) instead of a pass per constraint.
+"""
+
+from cython cimport floating
+from libc.math cimport fabs
+
+
+def flip_signs(
+        const double[::1] decision,  # IN
+        signed char[::1] signs,      # INOUT
+        int[::1] flipped,            # OUT
+):
+    """Set ``signs`` to the signs of ``decision`` and list the samples that flipped.
+
+    Parameters
+    ----------
+    decision : ndarray of shape (n_samples,), dtype=float64
+        Decision values f.
+
+    signs : ndarray of shape (n_samples,), dtype=int8
+        Signs at the previous iterate (+1 or -1); overwritten with
+        ``+1 if f_i > 0 else -1``.
+
+    flipped : ndarray of shape (n_samples,), dtype=int32
+        Buffer; its first ``n_flipped`` entries receive, in increasing order,
+        the indices of the samples whose sign changed.
+
+    Returns
+    -------
+    n_flipped : int
+        Number of samples whose sign changed.
+    """
+    cdef:
+        Py_ssize_t n_samples = decision.shape[0]
+        Py_ssize_t i
+        int n_flipped = 0
+        signed char new_sign
+
+    with nogil:
+        for i in range(n_samples):
+            new_sign = 1 if decision[i] > 0 else -1
+            if new_sign != signs[i]:
+                signs[i] = new_sign
+                flipped[n_flipped] = <int> i
+                n_flipped += 1
+    return n_flipped
+
+
+def apply_flips_dense(
+        const floating[:, ::1] X,                  # IN
+        const int[::1] flipped,                    # IN
+        int n_flipped,                             # IN
+        const signed char[::1] signs,              # IN
+        const unsigned char[:, ::1] constraints,   # IN
+        Py_ssize_t n_constraints,                  # IN
+        double[:, ::1] Z,                          # INOUT
+        double[::1] sign_sums,                     # INOUT
+):
+    """Update ``Z`` and ``sign_sums`` for the samples whose sign flipped.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features), dtype=floating
+        Input data, C-contiguous.
+
+    flipped : ndarray of shape (>= n_flipped,), dtype=int32
+        Indices of the samples whose sign flipped (from :func:`flip_signs`).
+
+    n_flipped : int
+        Number of valid entries in ``flipped``.
+
+    signs : ndarray of shape (n_samples,), dtype=int8
+        The new signs.
+
+    constraints : ndarray of shape (n_samples, capacity), dtype=uint8
+        Membership of each sample in each constraint of the working set.
+
+    n_constraints : int
+        Number of constraints in use (the first columns of ``constraints``).
+
+    Z : ndarray of shape (capacity, n_features), dtype=float64
+        ``Z[k] = (1/n) sum_i c_ki s_i x_i``, updated in place.
+
+    sign_sums : ndarray of shape (capacity,), dtype=float64
+        ``sign_sums[k] = (1/n) sum_i c_ki s_i``, updated in place.
+
+    Returns
+    -------
+    n_updates : int
+        Number of (sample, constraint) memberships updated; zero means that
+        the working set did not change.
+    """
+    cdef:
+        Py_ssize_t n_samples = X.shape[0]
+        Py_ssize_t n_features = X.shape[1]
+        Py_ssize_t t, i, j, k
+        double step
+        long n_updates = 0
+
+    if n_samples == 0:
+        return 0
+
+    with nogil:
+        for t in range(n_flipped):
+            i = flipped[t]
+            step = 2.0 * signs[i] / n_samples
+            for k in range(n_constraints):
+                if constraints[i, k]:
+                    for j in range(n_features):
+                        Z[k, j] += step * X[i, j]
+                    sign_sums[k] += step
+                    n_updates += 1
+    return n_updates
+
+
+def apply_flips_sparse(
+        const floating[::1] X_data,                # IN
+        const int[::1] X_indices,                  # IN
+        const int[::1] X_indptr,                   # IN
+        const int[::1] flipped,                    # IN
+        int n_flipped,                             # IN
+        const signed char[::1] signs,              # IN
+        const unsigned char[:, ::1] constraints,   # IN
+        Py_ssize_t n_constraints,                  # IN
+        double[:, ::1] Z,                          # INOUT
+        double[::1] sign_sums,                     # INOUT
+):
+    """CSR twin of :func:`apply_flips_dense`.
+
+    Parameters
+    ----------
+    X_data, X_indices, X_indptr : ndarrays
+        The ``data`` (dtype=floating), ``indices`` and ``indptr`` (dtype=int32)
+        arrays of the CSR matrix X of shape (n_samples, n_features).
+
+    flipped, n_flipped, signs, constraints, n_constraints, Z, sign_sums
+        As in :func:`apply_flips_dense`.
+
+    Returns
+    -------
+    n_updates : int
+        Number of (sample, constraint) memberships updated.
+    """
+    cdef:
+        Py_ssize_t n_samples = X_indptr.shape[0] - 1
+        Py_ssize_t t, i, k
+        int p
+        double step
+        long n_updates = 0
+
+    if n_samples <= 0:
+        return 0
+
+    with nogil:
+        for t in range(n_flipped):
+            i = flipped[t]
+            step = 2.0 * signs[i] / n_samples
+            for k in range(n_constraints):
+                if constraints[i, k]:
+                    for p in range(X_indptr[i], X_indptr[i + 1]):
+                        Z[k, X_indices[p]] += step * X_data[p]
+                    sign_sums[k] += step
+                    n_updates += 1
+    return n_updates
+
+
+def touched_columns_sparse(
+        const int[::1] X_indices,    # IN
+        const int[::1] X_indptr,     # IN
+        const int[::1] rows,         # IN
+        int n_rows,                  # IN
+        unsigned char[::1] seen,     # INOUT (scratch, all zero on entry and exit)
+        int[::1] out,                # OUT
+):
+    """List the distinct columns holding a stored value in the given CSR rows.
+
+    Parameters
+    ----------
+    X_indices, X_indptr : ndarrays of dtype int32
+        The ``indices`` and ``indptr`` arrays of a CSR matrix with
+        n_features columns.
+
+    rows : ndarray of shape (>= n_rows,), dtype=int32
+        Row indices.
+
+    n_rows : int
+        Number of valid entries in ``rows``.
+
+    seen : ndarray of shape (n_features,), dtype=uint8
+        Scratch buffer; must be all zero on entry and is all zero on exit.
+
+    out : ndarray of shape (n_features,), dtype=int32
+        Receives the distinct column indices, in order of first appearance.
+
+    Returns
+    -------
+    n_columns : int
+        Number of valid entries written to ``out``.
+    """
+    cdef:
+        Py_ssize_t t, i
+        int p, j
+        int n_columns = 0
+
+    with nogil:
+        for t in range(n_rows):
+            i = rows[t]
+            for p in range(X_indptr[i], X_indptr[i + 1]):
+                j = X_indices[p]
+                if not seen[j]:
+                    seen[j] = 1
+                    out[n_columns] = j
+                    n_columns += 1
+        for t in range(n_columns):
+            seen[out[t]] = 0
+    return n_columns
+
+
+def most_violated_dense(
+        const floating[:, ::1] X,            # IN
+        const double[::1] decision,          # IN
+        unsigned char[:, ::1] constraints,   # INOUT (column `column` written)
+        Py_ssize_t column,                   # IN
+        double[::1] z,                       # OUT
+):
+    """Most violated constraint (eq. 3.12) and its statistics, in one pass.
+
+    The constraint selects the samples inside the margin, ``c_i = |f_i| < 1``;
+    its violation is ``(1/n) sum_i c_i (1 - |f_i|)``, which is also the mean
+    hinge loss ``(1/n) sum_i max(0, 1 - |f_i|)`` of the MMC objective.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features), dtype=floating
+        Input data, C-contiguous.
+
+    decision : ndarray of shape (n_samples,), dtype=float64
+        Decision values f at the current iterate.
+
+    constraints : ndarray of shape (n_samples, capacity), dtype=uint8
+        Working set; column ``column`` receives the new constraint c.
+
+    column : int
+        Column of ``constraints`` to write.
+
+    z : ndarray of shape (n_features,), dtype=float64
+        Receives ``(1/n) sum_i c_i s_i x_i`` with ``s_i = +1 if f_i > 0 else -1``.
+
+    Returns
+    -------
+    violation : float
+        ``(1/n) sum_i c_i (1 - |f_i|)``.
+
+    size : float
+        ``(1/n) sum_i c_i``.
+
+    sign_sum : float
+        ``(1/n) sum_i c_i s_i``.
+    """
+    cdef:
+        Py_ssize_t n_samples = X.shape[0]
+        Py_ssize_t n_features = X.shape[1]
+        Py_ssize_t i, j
+        double margin, sign
+        double violation = 0.0, size = 0.0, sign_sum = 0.0
+
+    if n_samples == 0:
+        return 0.0, 0.0, 0.0
+
+    with nogil:
+        for j in range(n_features):
+            z[j] = 0.0
+        for i in range(n_samples):
+            margin = fabs(decision[i])
+            if margin < 1.0:
+                constraints[i, column] = 1
+                sign = 1.0 if decision[i] > 0 else -1.0
+                violation += 1.0 - margin
+                size += 1.0
+                sign_sum += sign
+                for j in range(n_features):
+                    z[j] += sign * X[i, j]
+            else:
+                constraints[i, column] = 0
+        for j in range(n_features):
+            z[j] /= n_samples
+    return violation / n_samples, size / n_samples, sign_sum / n_samples
+
+
+def most_violated_sparse(
+        const floating[::1] X_data,          # IN
+        const int[::1] X_indices,            # IN
+        const int[::1] X_indptr,             # IN
+        const double[::1] decision,          # IN
+        unsigned char[:, ::1] constraints,   # INOUT (column `column` written)
+        Py_ssize_t column,                   # IN
+        double[::1] z,                       # OUT
+):
+    """CSR twin of :func:`most_violated_dense`.
+
+    Parameters
+    ----------
+    X_data, X_indices, X_indptr : ndarrays
+        The ``data`` (dtype=floating), ``indices`` and ``indptr`` (dtype=int32)
+        arrays of the CSR matrix X of shape (n_samples, n_features).
+
+    decision, constraints, column, z
+        As in :func:`most_violated_dense`.
+
+    Returns
+    -------
+    violation, size, sign_sum : float
+        As in :func:`most_violated_dense`.
+    """
+    cdef:
+        Py_ssize_t n_samples = X_indptr.shape[0] - 1
+        Py_ssize_t n_features = z.shape[0]
+        Py_ssize_t i, j
+        int p
+        double margin, sign
+        double violation = 0.0, size = 0.0, sign_sum = 0.0
+
+    if n_samples <= 0:
+        return 0.0, 0.0, 0.0
+
+    with nogil:
+        for j in range(n_features):
+            z[j] = 0.0
+        for i in range(n_samples):
+            margin = fabs(decision[i])
+            if margin < 1.0:
+                constraints[i, column] = 1
+                sign = 1.0 if decision[i] > 0 else -1.0
+                violation += 1.0 - margin
+                size += 1.0
+                sign_sum += sign
+                for p in range(X_indptr[i], X_indptr[i + 1]):
+                    z[X_indices[p]] += sign * X_data[p]
+            else:
+                constraints[i, column] = 0
+        for j in range(n_features):
+            z[j] /= n_samples
+    return violation / n_samples, size / n_samples, sign_sum / n_samples
+
+
+def mean_margin_loss(const double[::1] decision):  # IN
+    """Mean hinge loss of MMC, ``(1/n) sum_i max(0, 1 - |f_i|)``.
+
+    Parameters
+    ----------
+    decision : ndarray of shape (n_samples,), dtype=float64
+        Decision values f.
+
+    Returns
+    -------
+    loss : float
+    """
+    cdef:
+        Py_ssize_t n_samples = decision.shape[0]
+        Py_ssize_t i
+        double margin, loss = 0.0
+
+    if n_samples == 0:
+        return 0.0
+
+    with nogil:
+        for i in range(n_samples):
+            margin = fabs(decision[i])
+            if margin < 1.0:
+                loss += 1.0 - margin
+    return loss / n_samples

@@ -1,0 +1,518 @@
+"""Cutting-plane maximum margin clustering (CPMMC) for two clusters."""
+
+import warnings
+from collections import namedtuple
+from numbers import Integral, Real
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import _fit_context
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval
+
+from mmc._base import (
+    _BaseMMC,
+    _LinearDecisionMixin,
+    best_of_restarts,
+    column_means,
+    decision_values,
+)
+from mmc._core._common import minimize_max_affine
+from mmc._core._cpmmc import (
+    apply_flips_dense,
+    apply_flips_sparse,
+    flip_signs,
+    mean_margin_loss,
+    most_violated_dense,
+    most_violated_sparse,
+    touched_columns_sparse,
+)
+from mmc._init import initial_signs, start_methods
+from mmc._qp import solve_cpmmc_dual
+
+_MAX_INT = np.iinfo(np.int32).max
+
+RunResult = namedtuple(
+    "RunResult",
+    ["coef", "intercept", "objective", "n_iter", "n_constraints", "converged", "start"],
+)
+
+
+class _WorkingSet:
+    """Constraints of the cutting-plane solver and the statistics of each.
+
+    For constraint k (a 0/1 vector c_k over the samples) it keeps
+    ``Z[k] = (1/n) sum_i c_ki s_i x_i``, ``sign_sums[k] = (1/n) sum_i c_ki s_i``
+    and ``sizes[k] = (1/n) sum_i c_ki``, where s are the current signs, and
+    the products ``ZZt = Z Z'`` and ``Z_mean = Z x_mean`` from which the Gram
+    matrix of the dual is assembled in O(k^2). Adding a constraint computes one
+    new row of the products; sign flips update them on the touched columns
+    only when that is cheaper than rebuilding them.
+    """
+
+    def __init__(self, X, x_mean, capacity):
+        n_samples, n_features = X.shape
+        self.X = X
+        self.x_mean = x_mean
+        self.mean_sq_norm = float(x_mean @ x_mean)
+        self.sparse = sp.issparse(X)
+        self.size = 0
+        self.constraints = np.zeros((n_samples, capacity), dtype=np.uint8)
+        self.Z = np.zeros((capacity, n_features))
+        self.sizes = np.zeros(capacity)
+        self.sign_sums = np.zeros(capacity)
+        self.ZZt = np.zeros((capacity, capacity))
+        self.Z_mean = np.zeros(capacity)
+        if self.sparse:
+            self._seen = np.zeros(n_features, dtype=np.uint8)
+            self._columns = np.empty(n_features, dtype=np.int32)
+
+    def _grow(self):
+        capacity = 2 * self.constraints.shape[1]
+        k = self.size
+        constraints = np.zeros((self.constraints.shape[0], capacity), dtype=np.uint8)
+        constraints[:, :k] = self.constraints[:, :k]
+        self.constraints = constraints
+        for name in ("Z", "sizes", "sign_sums", "Z_mean"):
+            old = getattr(self, name)
+            new = np.zeros((capacity,) + old.shape[1:])
+            new[:k] = old[:k]
+            setattr(self, name, new)
+        ZZt = np.zeros((capacity, capacity))
+        ZZt[:k, :k] = self.ZZt[:k, :k]
+        self.ZZt = ZZt
+
+    def add_most_violated(self, decision):
+        """Append the most violated constraint at ``decision`` (eq. 3.12).
+
+        Returns the violation ``(1/n) sum_i max(0, 1 - |f_i|)``. The caller
+        decides whether to keep the constraint: :meth:`commit` does.
+        """
+        if self.size == self.constraints.shape[1]:
+            self._grow()
+        k = self.size
+        z = self.Z[k]
+        if self.sparse:
+            X = self.X
+            violation, size, sign_sum = most_violated_sparse(
+                X.data, X.indices, X.indptr, decision, self.constraints, k, z
+            )
+        else:
+            violation, size, sign_sum = most_violated_dense(
+                self.X, decision, self.constraints, k, z
+            )
+        self.sizes[k] = size
+        self.sign_sums[k] = sign_sum
+        return violation
+
+    def commit(self):
+        """Keep the constraint written by the last :meth:`add_most_violated`."""
+        k = self.size
+        z = self.Z[k]
+        row = self.Z[: k + 1] @ z
+        self.ZZt[k, : k + 1] = row
+        self.ZZt[: k + 1, k] = row
+        self.Z_mean[k] = z @ self.x_mean
+        self.size += 1
+
+    def apply_flips(self, signs, flipped, n_flipped):
+        """Update the statistics after the signs of ``flipped`` changed.
+
+        Returns the number of (sample, constraint) memberships updated.
+        """
+        k = self.size
+        if n_flipped == 0:
+            return 0
+        columns = None
+        if self.sparse:
+            X = self.X
+            n_columns = touched_columns_sparse(
+                X.indices, X.indptr, flipped, n_flipped, self._seen, self._columns
+            )
+            # Updating the products on the touched columns costs O(k^2) per
+            # column twice; past a third of the columns rebuilding is cheaper.
+            if 3 * n_columns < X.shape[1]:
+                columns = np.sort(self._columns[:n_columns])
+                Z_old = self.Z[:k, columns]
+            n_updates = apply_flips_sparse(
+                X.data, X.indices, X.indptr, flipped, n_flipped, signs,
+                self.constraints, k, self.Z, self.sign_sums,
+            )  # fmt: skip
+        else:
+            n_updates = apply_flips_dense(
+                self.X, flipped, n_flipped, signs, self.constraints, k, self.Z,
+                self.sign_sums,
+            )  # fmt: skip
+        if n_updates == 0:
+            return 0
+        Z = self.Z[:k]
+        if columns is None:
+            self.ZZt[:k, :k] = Z @ Z.T
+            self.Z_mean[:k] = Z @ self.x_mean
+        else:
+            Z_new = Z[:, columns]
+            self.ZZt[:k, :k] += Z_new @ Z_new.T - Z_old @ Z_old.T
+            self.Z_mean[:k] += (Z_new - Z_old) @ self.x_mean[columns]
+        return n_updates
+
+    def gram(self):
+        """Gram matrix of the centred constraint vectors ``z_k - s_k x_mean``."""
+        k = self.size
+        s = self.sign_sums[:k]
+        u = self.Z_mean[:k]
+        return (
+            self.ZZt[:k, :k]
+            - np.outer(u, s)
+            - np.outer(s, u)
+            + self.mean_sq_norm * np.outer(s, s)
+        )
+
+    def coef(self, lam):
+        """Primal ``w = sum_k lam_k (z_k - s_k x_mean)`` of a dual solution."""
+        k = self.size
+        return lam @ self.Z[:k] - (lam @ self.sign_sums[:k]) * self.x_mean
+
+    def slack_terms(self, coef):
+        """``sizes - Z coef``: constraint k reads ``xi >= term_k - s_k b``."""
+        k = self.size
+        return self.sizes[:k] - self.Z[:k] @ coef
+
+
+def _cpmmc_single(
+    X, x_mean, signs, *, C, class_balance, epsilon, tol, max_iter, max_cccp_iter,
+    verbose, start,
+):  # fmt: skip
+    """One run of CPMMC from an initial labelling.
+
+    Parameters
+    ----------
+    X : {ndarray, CSR matrix} of shape (n_samples, n_features)
+        Validated data.
+
+    x_mean : ndarray of shape (n_features,)
+        Mean of the rows of X.
+
+    signs : ndarray of shape (n_samples,), dtype=int8
+        Initial labelling (+1 / -1); modified in place.
+
+    C, class_balance, epsilon, tol, max_iter, max_cccp_iter, verbose
+        See :class:`CPMMC`.
+
+    start : str
+        Name of the initialisation, kept in the result for reporting.
+
+    Returns
+    -------
+    result : RunResult
+    """
+    n_samples, n_features = X.shape
+    working_set = _WorkingSet(X, x_mean, capacity=min(max_iter, 16))
+    decision = np.empty(n_samples)
+    flipped = np.empty(n_samples, dtype=np.int32)
+    coef = np.zeros(n_features)
+    intercept = 0.0
+    xi = 0.0
+    side = 1.0
+    converged = False
+
+    # The first constraint is the most violated one at w = 0, where every
+    # sample lies inside the margin; the initial labelling supplies the signs
+    # at which CCCP linearises it (any decision values of those signs and
+    # magnitude below 1 select the same constraint).
+    decision[:] = 0.5 * signs
+    for n_iter in range(1, max_iter + 1):
+        violation = working_set.add_most_violated(decision)
+        if n_iter > 1 and violation <= xi + epsilon:
+            converged = True
+            break
+        working_set.commit()
+
+        previous = np.inf
+        for _ in range(max_cccp_iter):
+            lam, _, side = solve_cpmmc_dual(
+                working_set.gram(),
+                working_set.sizes[: working_set.size],
+                working_set.sign_sums[: working_set.size],
+                C,
+                class_balance,
+                side,
+            )
+            coef = working_set.coef(lam)
+            # For fixed w the optimal b minimises the largest constraint
+            # violation over the interval allowed by the class balance.
+            centre = coef @ x_mean
+            intercept, _ = minimize_max_affine(
+                working_set.slack_terms(coef),
+                working_set.sign_sums[: working_set.size],
+                -class_balance - centre,
+                class_balance - centre,
+            )
+            decision_values(X, coef, intercept, out=decision)
+            n_flipped = flip_signs(decision, signs, flipped)
+            n_updates = working_set.apply_flips(signs, flipped, n_flipped)
+            # With the statistics at the new signs, the linearised constraints
+            # are exact, so this is the slack of problem (3.16) at (w, b).
+            xi = max(
+                0.0,
+                float(
+                    np.max(
+                        working_set.slack_terms(coef)
+                        - working_set.sign_sums[: working_set.size] * intercept
+                    )
+                ),
+            )
+            objective = 0.5 * coef @ coef + C * xi
+            if n_updates == 0 or previous - objective <= tol * objective:
+                break
+            previous = objective
+        if verbose > 1:
+            print(
+                f"[CPMMC {start}] iteration {n_iter}: {working_set.size} constraints, "
+                f"violation {violation:.5f}, slack {xi:.5f}"
+            )
+    else:
+        violation = mean_margin_loss(decision)
+
+    objective = 0.5 * coef @ coef + C * violation
+    if verbose:
+        print(
+            f"[CPMMC {start}] {'converged' if converged else 'stopped'} after "
+            f"{n_iter} iterations, objective {objective:.6f}"
+        )
+    return RunResult(
+        coef, intercept, objective, n_iter, working_set.size, converged, start
+    )
+
+
+class CPMMC(_LinearDecisionMixin, _BaseMMC):
+    """Maximum margin clustering into two clusters by the cutting-plane method.
+
+    CPMMC (Zhao, Wang and Zhang, 2008) looks for the hyperplane
+    ``f(x) = w.x + b`` that separates the data into two clusters with the
+    largest soft margin::
+
+        min_{w, b}  1/2 |w|^2 + C/n sum_i max(0, 1 - |w.x_i + b|)
+        s.t.        |mean_i (w.x_i + b)| <= class_balance
+
+    and labels sample i by the side it falls on. The balance constraint
+    (eq. 3.15 of the paper, with ``l = class_balance * n``) excludes the
+    trivial solutions that put every sample in one cluster. The problem is
+    solved by the cutting-plane algorithm: constraints ``c in {0, 1}^n`` are
+    added one at a time (the most violated, eq. 3.12), and each restricted
+    problem is solved by the constrained concave-convex procedure (CCCP),
+    whose subproblems are small dual QPs with one variable per constraint.
+    The time is linear in the number of non-zeros of X.
+
+    The problem is not convex, so ``n_init`` runs start from different
+    labellings and the run with the lowest objective (``objective_``) is
+    kept; the true labels are never involved.
+
+    Parameters
+    ----------
+    C : float, default=10.0
+        Weight of the hinge loss (averaged over the samples, so its scale does
+        not depend on n_samples) against the margin term. Larger values fit
+        the data more tightly.
+
+    class_balance : float, default=0.03
+        Bound on the absolute mean decision value ``|mean_i f(x_i)|``: 0 asks
+        for decision values that sum to zero, larger values allow more
+        unequal clusters.
+
+    epsilon : float, default=0.01
+        Precision of the cutting-plane method: it stops when no constraint is
+        violated by more than ``epsilon`` beyond the current slack.
+
+    tol : float, default=1e-4
+        CCCP stops when its objective decreases by less than ``tol`` times
+        its value (or when no sign changes).
+
+    max_iter : int, default=100
+        Maximum number of cutting-plane iterations (constraints) per run.
+
+    max_cccp_iter : int, default=50
+        Maximum number of CCCP iterations after each new constraint.
+
+    init : {"auto", "pca", "kmeans", "random"} or array-like of shape \
+            (n_samples,), default="auto"
+        Initial labelling of each run: ``"pca"`` splits at the median along
+        the principal direction, ``"kmeans"`` uses one run of 2-means,
+        ``"random"`` splits at the median along a random direction, and
+        ``"auto"`` uses them in that order (then random directions). An array
+        gives the initial cluster of each sample (two distinct values).
+
+    n_init : int, default=3
+        Number of runs from different initial labellings.
+
+    random_state : int, RandomState instance or None, default=None
+        Seeds the initialisations. Pass an int for reproducible results.
+
+    n_jobs : int, default=None
+        Number of threads running the restarts. ``None`` means 1 unless in a
+        joblib parallel context; ``-1`` uses all processors.
+
+    verbose : int, default=0
+        Verbosity: 1 prints a line per run, 2 a line per iteration.
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+        Cluster of each training sample, 0 or 1 (1 where the decision value
+        is positive).
+
+    coef_ : ndarray of shape (n_features,)
+        Normal vector w of the separating hyperplane.
+
+    intercept_ : float
+        Offset b of the hyperplane.
+
+    objective_ : float
+        Value of the MMC objective at the solution (the quantity minimised
+        over restarts).
+
+    n_iter_ : int
+        Number of cutting-plane iterations of the selected run.
+
+    n_constraints_ : int
+        Number of constraints in the working set of the selected run.
+
+    n_features_in_ : int
+        Number of features seen during fit.
+
+    See Also
+    --------
+    sklearn.cluster.KMeans : Clustering by distances to centroids.
+
+    References
+    ----------
+    B. Zhao, F. Wang and C. Zhang. Efficient maximum margin clustering via
+    cutting plane algorithm. SIAM International Conference on Data Mining,
+    2008.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mmc import CPMMC
+    >>> X = np.array([[0.0, 0.1], [0.2, 0.0], [0.1, 0.2],
+    ...               [3.0, 3.1], [3.2, 3.0], [3.1, 3.2]])
+    >>> est = CPMMC(random_state=0).fit(X)
+    >>> est.labels_[:3].tolist() != est.labels_[3:].tolist()
+    True
+    >>> bool(np.all(est.labels_[:3] == est.labels_[0]))
+    True
+    """
+
+    _parameter_constraints: dict = {
+        **_BaseMMC._parameter_constraints,
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "class_balance": [Interval(Real, 0, None, closed="left")],
+        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "max_cccp_iter": [Interval(Integral, 1, None, closed="left")],
+    }
+
+    def __init__(
+        self,
+        C=10.0,
+        class_balance=0.03,
+        epsilon=0.01,
+        tol=1e-4,
+        max_iter=100,
+        max_cccp_iter=50,
+        init="auto",
+        n_init=3,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+    ):
+        self.C = C
+        self.class_balance = class_balance
+        self.epsilon = epsilon
+        self.tol = tol
+        self.max_iter = max_iter
+        self.max_cccp_iter = max_cccp_iter
+        self.init = init
+        self.n_init = n_init
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Cluster the samples into two clusters.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training samples; sparse input is used as CSR without densifying.
+
+        y : Ignored
+            Not used, present for API consistency.
+
+        Returns
+        -------
+        self : CPMMC
+            The fitted estimator.
+        """
+        X = self._validate_X(X, reset=True)
+        random_state = check_random_state(self.random_state)
+        x_mean = column_means(X)
+
+        if isinstance(self.init, str):
+            methods = start_methods(self.init, self.n_init)
+            seeds = random_state.randint(_MAX_INT, size=len(methods))
+            starts = list(zip(methods, seeds))
+        else:
+            labels = self._check_init_labels(X.shape[0])
+            if self.n_init != 1:
+                warnings.warn(
+                    f"Explicit initial labels given in init; performing only one "
+                    f"run instead of n_init={self.n_init}.",
+                    RuntimeWarning,
+                    stacklevel=2,
+                )
+            starts = [("array", labels)]
+
+        def run(start):
+            method, seed_or_labels = start
+            if method == "array":
+                signs = np.where(seed_or_labels == np.max(seed_or_labels), 1, -1)
+                signs = signs.astype(np.int8)
+            else:
+                signs = initial_signs(
+                    X, x_mean, method, np.random.RandomState(seed_or_labels)
+                )
+            return _cpmmc_single(
+                X, x_mean, signs, C=self.C, class_balance=self.class_balance,
+                epsilon=self.epsilon, tol=self.tol, max_iter=self.max_iter,
+                max_cccp_iter=self.max_cccp_iter, verbose=self.verbose,
+                start=method,
+            )  # fmt: skip
+
+        best, _ = best_of_restarts(run, starts, self.n_jobs)
+        if not best.converged:
+            warnings.warn(
+                f"CPMMC did not converge within max_iter={self.max_iter} "
+                f"cutting-plane iterations; increase max_iter or epsilon.",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        self.coef_ = best.coef
+        self.intercept_ = float(best.intercept)
+        self.objective_ = float(best.objective)
+        self.n_iter_ = best.n_iter
+        self.n_constraints_ = best.n_constraints
+        self.labels_ = (decision_values(X, self.coef_, self.intercept_) > 0).astype(
+            np.intp
+        )
+        n_distinct = np.unique(self.labels_).size
+        if n_distinct < 2:
+            warnings.warn(
+                "CPMMC put every sample in one cluster: the data has no direction "
+                "along which it splits (for example, all samples are identical).",
+                ConvergenceWarning,
+                stacklevel=2,
+            )
+        return self

@@ -1,0 +1,117 @@
+"""Initial labellings for the restarts of the two-cluster estimators.
+
+Maximum margin clustering is non-convex, so the solvers start from several
+labellings and keep the run with the lowest objective. The starts are
+
+* ``"pca"``: split at the median of the projections on the principal
+  direction of the centred data (randomised subspace iteration, O(nnz) per
+  pass, no dense copy of sparse data);
+* ``"kmeans"``: the two clusters of one run of k-means;
+* ``"random"``: split at the median of the projections on a random Gaussian
+  direction.
+
+Median splits give balanced starts, which the class balance constraint of
+the solvers would ask for anyway.
+"""
+
+import warnings
+
+import numpy as np
+from sklearn.cluster import KMeans
+from sklearn.exceptions import ConvergenceWarning
+
+from mmc._base import decision_values
+
+# Subspace iteration for the principal direction: block size (1 + oversampling)
+# and number of power iterations. The start needs a good direction, not an
+# exact eigenvector, and each power iteration costs two passes over X.
+_PCA_OVERSAMPLING = 4
+_PCA_POWER_ITERATIONS = 4
+
+
+def start_methods(init, n_init):
+    """Initialisation method of each restart.
+
+    ``"auto"`` gives the principal direction, then k-means, then random
+    directions; a single method name repeats it.
+    """
+    if init == "auto":
+        return [("pca", "kmeans")[i] if i < 2 else "random" for i in range(n_init)]
+    return [init] * n_init
+
+
+def initial_signs(X, x_mean, method, random_state):
+    """Initial labelling of the samples as +1 / -1.
+
+    Parameters
+    ----------
+    X : {ndarray, CSR matrix} of shape (n_samples, n_features)
+        Validated data.
+
+    x_mean : ndarray of shape (n_features,)
+        Mean of the rows of X.
+
+    method : {"pca", "kmeans", "random"}
+        Initialisation method.
+
+    random_state : numpy.random.RandomState
+        Source of randomness of this restart.
+
+    Returns
+    -------
+    signs : ndarray of shape (n_samples,), dtype=int8
+    """
+    if method == "kmeans":
+        km = KMeans(n_clusters=2, n_init=1, random_state=random_state)
+        with warnings.catch_warnings():
+            # Degenerate data (fewer distinct points than clusters) is
+            # reported by the estimator itself, once, after fitting.
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            labels = km.fit(X).labels_
+        return np.where(labels == 1, 1, -1).astype(np.int8)
+    if method == "pca":
+        direction = principal_direction(X, x_mean, random_state)
+    else:
+        direction = random_state.standard_normal(X.shape[1])
+    return median_split(decision_values(X, direction, 0.0))
+
+
+def median_split(values):
+    """+1 for the larger half of ``values``, -1 for the rest (ties by index)."""
+    n_samples = values.shape[0]
+    signs = np.full(n_samples, -1, dtype=np.int8)
+    upper = np.argsort(values, kind="stable")[n_samples // 2 :]
+    signs[upper] = 1
+    return signs
+
+
+def principal_direction(X, x_mean, random_state):
+    """Leading right singular vector of the centred data ``X - x_mean``.
+
+    Randomised subspace iteration (Halko, Martinsson and Tropp, 2011) with
+    the centring applied implicitly, so that sparse X stays sparse.
+
+    Returns
+    -------
+    direction : ndarray of shape (n_features,), unit norm
+    """
+    n_features = X.shape[1]
+    dtype = X.dtype
+    mean = x_mean.astype(dtype)
+
+    def centred_times(Q):  # (X - mean) @ Q
+        return np.asarray(X @ Q) - mean @ Q
+
+    def centred_t_times(Y):  # (X - mean).T @ Y
+        return np.asarray(X.T @ Y) - np.outer(mean, Y.sum(axis=0))
+
+    block = min(1 + _PCA_OVERSAMPLING, n_features)
+    Q = random_state.standard_normal((n_features, block)).astype(dtype)
+    for _ in range(_PCA_POWER_ITERATIONS):
+        Y, _ = np.linalg.qr(centred_times(Q))
+        Q, _ = np.linalg.qr(centred_t_times(Y))
+    _, _, vt = np.linalg.svd(centred_times(Q), full_matrices=False)
+    direction = (Q @ vt[0]).astype(np.float64)
+    norm = np.linalg.norm(direction)
+    return direction / norm if norm > 0 else direction
+
