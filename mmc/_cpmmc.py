@@ -17,6 +17,7 @@ from mmc._base import (
     best_of_restarts,
     column_means,
     decision_values,
+    squared_spread,
 )
 from mmc._core._common import minimize_max_affine
 from mmc._core._cpmmc import (
@@ -213,7 +214,6 @@ def _cpmmc_single(
     coef = np.zeros(n_features)
     intercept = 0.0
     xi = 0.0
-    side = 1.0
     converged = False
 
     # The first constraint is the most violated one at w = 0, where every
@@ -230,13 +230,12 @@ def _cpmmc_single(
 
         previous = np.inf
         for _ in range(max_cccp_iter):
-            lam, _, side = solve_cpmmc_dual(
+            lam, _ = solve_cpmmc_dual(
                 working_set.gram(),
                 working_set.sizes[: working_set.size],
                 working_set.sign_sums[: working_set.size],
                 C,
                 class_balance,
-                side,
             )
             coef = working_set.coef(lam)
             # For fixed w the optimal b minimises the largest constraint
@@ -459,6 +458,10 @@ class CPMMC(_LinearDecisionMixin, _BaseMMC):
         X = self._validate_X(X, reset=True)
         random_state = check_random_state(self.random_state)
         x_mean = column_means(X)
+        # The solver works with 1/2 |w|^2 + (C / R^2) * loss, which has the
+        # same minimisers as R^2/2 |w|^2 + C * loss: C is relative to the
+        # spread R^2 of the data, so rescaling X does not change the clusters.
+        spread = squared_spread(X, x_mean)
 
         if isinstance(self.init, str):
             methods = start_methods(self.init, self.n_init)
@@ -485,7 +488,7 @@ class CPMMC(_LinearDecisionMixin, _BaseMMC):
                     X, x_mean, method, np.random.RandomState(seed_or_labels)
                 )
             return _cpmmc_single(
-                X, x_mean, signs, C=self.C, class_balance=self.class_balance,
+                X, x_mean, signs, C=self.C / spread, class_balance=self.class_balance,
                 epsilon=self.epsilon, tol=self.tol, max_iter=self.max_iter,
                 max_cccp_iter=self.max_cccp_iter, verbose=self.verbose,
                 start=method,
@@ -501,7 +504,7 @@ class CPMMC(_LinearDecisionMixin, _BaseMMC):
             )
         self.coef_ = best.coef
         self.intercept_ = float(best.intercept)
-        self.objective_ = float(best.objective)
+        self.objective_ = float(spread * best.objective)
         self.n_iter_ = best.n_iter
         self.n_constraints_ = best.n_constraints
         self.labels_ = (decision_values(X, self.coef_, self.intercept_) > 0).astype(

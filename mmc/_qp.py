@@ -27,11 +27,6 @@ _RIDGE = 1e-10
 _RIDGE_GROWTH = 1e3
 _N_RIDGE_TRIES = 3
 
-# Below this magnitude a component of a constraint is treated as zero (the
-# statistics are sums of +-1/n updated incrementally, so an exact zero can
-# come back as rounding noise).
-_ZERO = 1e-12
-
 
 class QPError(RuntimeError):
     """Raised when neither quadprog nor the fallback solver solves a QP."""
@@ -72,10 +67,12 @@ def solve_qp(hessian, linear, constraints, bounds, n_equalities=0):
     """
     hessian = np.asarray(hessian, dtype=np.float64)
     n_vars = hessian.shape[0]
-    scale = max(float(np.trace(hessian)) / max(n_vars, 1), 1e-12)
+    diagonal = hessian.diagonal()
+    scale = max(float(diagonal.max(initial=0.0)), 1e-12)
     ridge = _RIDGE * scale
     for _ in range(_N_RIDGE_TRIES):
-        regularised = hessian + ridge * np.eye(n_vars)
+        regularised = hessian.copy()
+        regularised.flat[:: n_vars + 1] += ridge
         try:
             solution = quadprog.solve_qp(
                 regularised, linear, constraints, bounds, n_equalities
@@ -133,22 +130,30 @@ def _solve_qp_slsqp(hessian, linear, constraints, bounds, n_equalities):
     return x, multipliers
 
 
-def solve_cpmmc_dual(gram, sizes, sign_sums, C, class_balance, side=1.0):
+def solve_cpmmc_dual(gram, sizes, sign_sums, C, class_balance):
     """Solve the dual of the CCCP subproblem of CPMMC (problem 3.21).
 
     The primal is ``min 1/2 |w|^2 + C xi`` subject to, for every constraint k
     of the working set, ``xi >= sizes[k] - z_k.w - sign_sums[k] b``, to
     ``xi >= 0`` and to the class balance ``|mean_i (w.x_i + b)| <= class_balance``.
-    Eliminating the multipliers of the balance constraint (DESIGN.md section 4)
-    leaves, with ``G`` the Gram matrix of the centred vectors
-    ``z_k - sign_sums[k] * mean(x)``,
+    Stationarity in b fixes the difference of the two multipliers of the
+    balance constraint to ``sign_sums'lam`` (DESIGN.md section 4), and with
+    ``G`` the Gram matrix of the centred vectors ``z_k - sign_sums[k] mean(x)``
+    the dual becomes
 
         max  -1/2 lam'G lam + sizes'lam - class_balance |sign_sums'lam|
         s.t. lam >= 0, sum(lam) <= C.
 
-    The absolute value is handled by solving the problem on each half-space
-    ``side * sign_sums'lam >= 0``: first on the side that was optimal last time
-    (``side``), and on the other one only if the half-space constraint binds.
+    The paper's form (3.22) keeps both balance multipliers, whose columns are
+    collinear, so its Hessian is singular. Here the absolute value is written
+    with one auxiliary variable, ``|u| = u + 2 max(0, -u)``:
+
+        max  -1/2 lam'G lam + (sizes - class_balance sign_sums)'lam - 2 class_balance t
+        s.t. lam >= 0, sum(lam) <= C, t >= 0, t + sign_sums'lam >= 0,
+
+    one QP whose only singular direction is ``t``, which enters linearly and
+    receives the ridge of :func:`solve_qp`. With ``class_balance = 0`` the
+    balance term vanishes and ``t`` is dropped.
 
     Parameters
     ----------
@@ -167,68 +172,38 @@ def solve_cpmmc_dual(gram, sizes, sign_sums, C, class_balance, side=1.0):
     class_balance : float
         Bound on the absolute mean decision value.
 
-    side : {1.0, -1.0}, default=1.0
-        Sign of ``sign_sums'lam`` to try first.
-
     Returns
     -------
     lam : ndarray of shape (n_constraints,)
-        Dual solution.
+        Dual solution, clipped to be non-negative.
 
     dual_value : float
         Optimal value of the dual, equal to the optimal primal value.
-
-    side : float
-        Sign of ``sign_sums'lam`` at the solution (to pass back next time).
     """
-    best = None
-    for trial_side in (side, -side):
-        lam, value, binds = _solve_cpmmc_dual_side(
-            gram, sizes, sign_sums, C, class_balance, trial_side
-        )
-        if best is None or value > best[1]:
-            best = (lam, value, trial_side)
-        if not binds:
-            break
-    return best
-
-
-def _solve_cpmmc_dual_side(gram, sizes, sign_sums, C, class_balance, side):
-    """Dual of :func:`solve_cpmmc_dual` restricted to ``side * sign_sums'lam >= 0``.
-
-    Returns the solution, the dual value and whether the half-space
-    constraint binds (positive multiplier).
-    """
-    oriented = side * sign_sums
-    oriented = np.where(np.abs(oriented) <= _ZERO, 0.0, oriented)
-    # Restricting to the half-space with every oriented sign sum <= 0 forces
-    # the variables with a negative one to zero. Eliminate them rather than
-    # hand quadprog a feasible set of empty interior, which it mishandles.
-    binds = False
-    free = np.ones(len(sizes), dtype=bool)
-    if not np.any(oriented > 0):
-        binds = bool(np.any(oriented < 0))
-        free = oriented == 0
-    lam = np.zeros(len(sizes))
-    idx = np.flatnonzero(free)
-    if idx.size == 0:
-        return lam, 0.0, binds
-    n_free = idx.size
-    G = gram[np.ix_(idx, idx)]
-    linear = sizes[idx] - class_balance * oriented[idx]
-    half_space = np.any(oriented[idx] < 0)
-    n_cons = n_free + 1 + int(half_space)
-    A = np.zeros((n_free, n_cons))
-    A[np.arange(n_free), np.arange(n_free)] = 1.0  # lam >= 0
-    A[:, n_free] = -1.0  # sum(lam) <= C
-    b = np.zeros(n_cons)
-    b[n_free] = -C
-    if half_space:
-        A[:, n_free + 1] = oriented[idx]
-    sol, multipliers = solve_qp(G, linear, A, b)
-    sol = np.maximum(sol, 0.0)
-    lam[idx] = sol
-    if half_space:
-        binds = multipliers[n_free + 1] > 1e-12 * max(1.0, C)
-    value = -0.5 * sol @ G @ sol + linear @ sol
-    return lam, float(value), binds
+    n_cons = gram.shape[0]
+    balanced = class_balance > 0
+    n_vars = n_cons + balanced
+    hessian = np.zeros((n_vars, n_vars))
+    hessian[:n_cons, :n_cons] = gram
+    linear = np.empty(n_vars)
+    linear[:n_cons] = sizes - class_balance * sign_sums
+    # Columns: lam >= 0, sum(lam) <= C, and with the balance term t >= 0 and
+    # t + sign_sums'lam >= 0.
+    constraints = np.zeros((n_vars, n_vars + 1 + balanced))
+    constraints[np.arange(n_cons), np.arange(n_cons)] = 1.0
+    constraints[:n_cons, n_cons] = -1.0
+    bounds = np.zeros(constraints.shape[1])
+    bounds[n_cons] = -C
+    if balanced:
+        linear[n_cons] = -2.0 * class_balance
+        constraints[n_cons, n_cons + 1] = 1.0
+        constraints[:, n_cons + 2] = 1.0
+        constraints[:n_cons, n_cons + 2] = sign_sums
+    solution, _ = solve_qp(hessian, linear, constraints, bounds)
+    lam = np.maximum(solution[:n_cons], 0.0)
+    dual_value = (
+        -0.5 * lam @ gram @ lam
+        + sizes @ lam
+        - class_balance * abs(sign_sums @ lam)
+    )
+    return lam, float(dual_value)
