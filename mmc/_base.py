@@ -14,12 +14,7 @@ from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from mmc._core._common import (
-    column_sums_dense,
-    column_sums_sparse,
-    sum_of_squares_dense,
-    sum_of_squares_sparse,
-)
+from mmc._core._common import column_sums_dense, column_sums_sparse
 from mmc._core._linear import decision_values_dense, decision_values_sparse
 
 # Initialisations known to every estimator (see mmc/_init.py).
@@ -111,23 +106,6 @@ def column_means(X):
         column_sums_dense(X, out)
     out /= X.shape[0]
     return out
-
-
-def squared_spread(X, x_mean):
-    """Mean squared distance of the rows of a validated X to their mean.
-
-    Returns 1.0 when the rows coincide (up to rounding), so that dividing by
-    the spread is always safe; the estimators report such data as degenerate.
-    """
-    if sp.issparse(X):
-        total = sum_of_squares_sparse(X.data)
-    else:
-        total = sum_of_squares_dense(X)
-    mean_sq_norm = total / X.shape[0]
-    spread = mean_sq_norm - float(x_mean @ x_mean)
-    if spread <= 1e-12 * mean_sq_norm or spread <= 0.0:
-        return 1.0
-    return spread
 
 
 def decision_values(X, coef, intercept, out=None):

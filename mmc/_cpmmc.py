@@ -17,7 +17,6 @@ from mmc._base import (
     best_of_restarts,
     column_means,
     decision_values,
-    squared_spread,
 )
 from mmc._core._common import minimize_max_affine
 from mmc._core._cpmmc import (
@@ -27,10 +26,9 @@ from mmc._core._cpmmc import (
     mean_margin_loss,
     most_violated_dense,
     most_violated_sparse,
-    touched_columns_sparse,
 )
-from mmc._init import initial_signs, start_methods
-from mmc._qp import solve_cpmmc_dual
+from mmc._init import initial_signs, principal_component, start_methods
+from mmc._qp import CPMMCDual
 
 _MAX_INT = np.iinfo(np.int32).max
 
@@ -48,8 +46,8 @@ class _WorkingSet:
     and ``sizes[k] = (1/n) sum_i c_ki``, where s are the current signs, and
     the products ``ZZt = Z Z'`` and ``Z_mean = Z x_mean`` from which the Gram
     matrix of the dual is assembled in O(k^2). Adding a constraint computes one
-    new row of the products; sign flips update them on the touched columns
-    only when that is cheaper than rebuilding them.
+    new row of the products; a sign flip updates them by a rank-one correction
+    in the kernel, at a cost independent of n_features.
     """
 
     def __init__(self, X, x_mean, capacity):
@@ -65,9 +63,7 @@ class _WorkingSet:
         self.sign_sums = np.zeros(capacity)
         self.ZZt = np.zeros((capacity, capacity))
         self.Z_mean = np.zeros(capacity)
-        if self.sparse:
-            self._seen = np.zeros(n_features, dtype=np.uint8)
-            self._columns = np.empty(n_features, dtype=np.int32)
+        self._projections = np.zeros(capacity)
 
     def _grow(self):
         capacity = 2 * self.constraints.shape[1]
@@ -83,6 +79,7 @@ class _WorkingSet:
         ZZt = np.zeros((capacity, capacity))
         ZZt[:k, :k] = self.ZZt[:k, :k]
         self.ZZt = ZZt
+        self._projections = np.zeros(capacity)
 
     def add_most_violated(self, decision):
         """Append the most violated constraint at ``decision`` (eq. 3.12).
@@ -122,52 +119,32 @@ class _WorkingSet:
 
         Returns the number of (sample, constraint) memberships updated.
         """
-        k = self.size
         if n_flipped == 0:
             return 0
-        columns = None
+        k = self.size
         if self.sparse:
             X = self.X
-            n_columns = touched_columns_sparse(
-                X.indices, X.indptr, flipped, n_flipped, self._seen, self._columns
-            )
-            # Updating the products on the touched columns costs O(k^2) per
-            # column twice; past a third of the columns rebuilding is cheaper.
-            if 3 * n_columns < X.shape[1]:
-                columns = np.sort(self._columns[:n_columns])
-                Z_old = self.Z[:k, columns]
-            n_updates = apply_flips_sparse(
+            return apply_flips_sparse(
                 X.data, X.indices, X.indptr, flipped, n_flipped, signs,
-                self.constraints, k, self.Z, self.sign_sums,
+                self.constraints, k, self.x_mean, self.Z, self.sign_sums,
+                self.ZZt, self.Z_mean, self._projections,
             )  # fmt: skip
-        else:
-            n_updates = apply_flips_dense(
-                self.X, flipped, n_flipped, signs, self.constraints, k, self.Z,
-                self.sign_sums,
-            )  # fmt: skip
-        if n_updates == 0:
-            return 0
-        Z = self.Z[:k]
-        if columns is None:
-            self.ZZt[:k, :k] = Z @ Z.T
-            self.Z_mean[:k] = Z @ self.x_mean
-        else:
-            Z_new = Z[:, columns]
-            self.ZZt[:k, :k] += Z_new @ Z_new.T - Z_old @ Z_old.T
-            self.Z_mean[:k] += (Z_new - Z_old) @ self.x_mean[columns]
-        return n_updates
+        return apply_flips_dense(
+            self.X, flipped, n_flipped, signs, self.constraints, k, self.x_mean,
+            self.Z, self.sign_sums, self.ZZt, self.Z_mean, self._projections,
+        )  # fmt: skip
 
     def gram(self):
         """Gram matrix of the centred constraint vectors ``z_k - s_k x_mean``."""
         k = self.size
         s = self.sign_sums[:k]
-        u = self.Z_mean[:k]
-        return (
-            self.ZZt[:k, :k]
-            - np.outer(u, s)
-            - np.outer(s, u)
-            + self.mean_sq_norm * np.outer(s, s)
-        )
+        # G = ZZ' - u s' - s u' + |x_mean|^2 s s' = ZZ' - v s' - s v'
+        # with u = Z x_mean and v = u - |x_mean|^2 s / 2.
+        v = self.Z_mean[:k] - (0.5 * self.mean_sq_norm) * s
+        cross = np.outer(v, s)
+        gram = self.ZZt[:k, :k] - cross
+        gram -= cross.T
+        return gram
 
     def coef(self, lam):
         """Primal ``w = sum_k lam_k (z_k - s_k x_mean)`` of a dual solution."""
@@ -209,6 +186,7 @@ def _cpmmc_single(
     """
     n_samples, n_features = X.shape
     working_set = _WorkingSet(X, x_mean, capacity=min(max_iter, 16))
+    dual = CPMMCDual(C, class_balance)
     decision = np.empty(n_samples)
     flipped = np.empty(n_samples, dtype=np.int32)
     coef = np.zeros(n_features)
@@ -230,12 +208,10 @@ def _cpmmc_single(
 
         previous = np.inf
         for _ in range(max_cccp_iter):
-            lam, _ = solve_cpmmc_dual(
+            lam = dual.solve(
                 working_set.gram(),
                 working_set.sizes[: working_set.size],
                 working_set.sign_sums[: working_set.size],
-                C,
-                class_balance,
             )
             coef = working_set.coef(lam)
             # For fixed w the optimal b minimises the largest constraint
@@ -414,14 +390,14 @@ class CPMMC(_LinearDecisionMixin, _BaseMMC):
 
     def __init__(
         self,
-        C=10.0,
+        C=20.0,
         class_balance=0.03,
         epsilon=0.01,
         tol=1e-4,
         max_iter=100,
         max_cccp_iter=50,
         init="auto",
-        n_init=3,
+        n_init=5,
         random_state=None,
         n_jobs=None,
         verbose=0,
@@ -458,10 +434,7 @@ class CPMMC(_LinearDecisionMixin, _BaseMMC):
         X = self._validate_X(X, reset=True)
         random_state = check_random_state(self.random_state)
         x_mean = column_means(X)
-        # The solver works with 1/2 |w|^2 + (C / R^2) * loss, which has the
-        # same minimisers as R^2/2 |w|^2 + C * loss: C is relative to the
-        # spread R^2 of the data, so rescaling X does not change the clusters.
-        spread = squared_spread(X, x_mean)
+        principal, top_variance = principal_component(X, x_mean, random_state)
 
         if isinstance(self.init, str):
             methods = start_methods(self.init, self.n_init)
@@ -485,10 +458,12 @@ class CPMMC(_LinearDecisionMixin, _BaseMMC):
                 signs = signs.astype(np.int8)
             else:
                 signs = initial_signs(
-                    X, x_mean, method, np.random.RandomState(seed_or_labels)
+                    X, method, np.random.RandomState(seed_or_labels), principal
                 )
+            # 1/2 |w|^2 + (C / top_variance) loss has the minimisers of the
+            # documented objective top_variance/2 |w|^2 + C loss.
             return _cpmmc_single(
-                X, x_mean, signs, C=self.C / spread, class_balance=self.class_balance,
+                X, x_mean, signs, C=self.C / top_variance, class_balance=self.class_balance,
                 epsilon=self.epsilon, tol=self.tol, max_iter=self.max_iter,
                 max_cccp_iter=self.max_cccp_iter, verbose=self.verbose,
                 start=method,
@@ -504,7 +479,7 @@ class CPMMC(_LinearDecisionMixin, _BaseMMC):
             )
         self.coef_ = best.coef
         self.intercept_ = float(best.intercept)
-        self.objective_ = float(spread * best.objective)
+        self.objective_ = float(top_variance * best.objective)
         self.n_iter_ = best.n_iter
         self.n_constraints_ = best.n_constraints
         self.labels_ = (decision_values(X, self.coef_, self.intercept_) > 0).astype(

@@ -40,7 +40,7 @@ def start_methods(init, n_init):
     return [init] * n_init
 
 
-def initial_signs(X, x_mean, method, random_state):
+def initial_signs(X, method, random_state, principal):
     """Initial labelling of the samples as +1 / -1.
 
     Parameters
@@ -48,14 +48,15 @@ def initial_signs(X, x_mean, method, random_state):
     X : {ndarray, CSR matrix} of shape (n_samples, n_features)
         Validated data.
 
-    x_mean : ndarray of shape (n_features,)
-        Mean of the rows of X.
-
     method : {"pca", "kmeans", "random"}
         Initialisation method.
 
     random_state : numpy.random.RandomState
         Source of randomness of this restart.
+
+    principal : ndarray of shape (n_features,)
+        Principal direction of the data (see :func:`principal_direction`),
+        computed once per fit.
 
     Returns
     -------
@@ -70,7 +71,7 @@ def initial_signs(X, x_mean, method, random_state):
             labels = km.fit(X).labels_
         return np.where(labels == 1, 1, -1).astype(np.int8)
     if method == "pca":
-        direction = principal_direction(X, x_mean, random_state)
+        direction = principal
     else:
         direction = random_state.standard_normal(X.shape[1])
     return median_split(decision_values(X, direction, 0.0))
@@ -115,3 +116,24 @@ def principal_direction(X, x_mean, random_state):
     norm = np.linalg.norm(direction)
     return direction / norm if norm > 0 else direction
 
+
+
+def principal_component(X, x_mean, random_state):
+    """Principal direction of the data and the variance along it.
+
+    Returns
+    -------
+    direction : ndarray of shape (n_features,), unit norm
+
+    variance : float
+        Variance of the projections of X on ``direction``, the largest
+        eigenvalue of the covariance of X; 1.0 when the rows coincide, so
+        that dividing by it is always safe.
+    """
+    direction = principal_direction(X, x_mean, random_state)
+    projections = decision_values(X, direction, -float(direction @ x_mean))
+    variance = float(projections @ projections) / X.shape[0]
+    # Rows that coincide leave only rounding noise, far below the mean.
+    if not variance > 1e-20 * float(x_mean @ x_mean):
+        variance = 1.0
+    return direction, variance

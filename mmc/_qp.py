@@ -65,13 +65,11 @@ def solve_qp(hessian, linear, constraints, bounds, n_equalities=0):
     QPError
         If no solver finds a solution.
     """
-    hessian = np.asarray(hessian, dtype=np.float64)
     n_vars = hessian.shape[0]
-    diagonal = hessian.diagonal()
-    scale = max(float(diagonal.max(initial=0.0)), 1e-12)
+    scale = max(float(hessian.diagonal().max(initial=0.0)), 1e-12)
     ridge = _RIDGE * scale
     for _ in range(_N_RIDGE_TRIES):
-        regularised = hessian.copy()
+        regularised = np.array(hessian, dtype=np.float64, order="F")
         regularised.flat[:: n_vars + 1] += ridge
         try:
             solution = quadprog.solve_qp(
@@ -130,8 +128,8 @@ def _solve_qp_slsqp(hessian, linear, constraints, bounds, n_equalities):
     return x, multipliers
 
 
-def solve_cpmmc_dual(gram, sizes, sign_sums, C, class_balance):
-    """Solve the dual of the CCCP subproblem of CPMMC (problem 3.21).
+class CPMMCDual:
+    """Dual of the CCCP subproblem of CPMMC (problem 3.21), for a growing working set.
 
     The primal is ``min 1/2 |w|^2 + C xi`` subject to, for every constraint k
     of the working set, ``xi >= sizes[k] - z_k.w - sign_sums[k] b``, to
@@ -155,55 +153,77 @@ def solve_cpmmc_dual(gram, sizes, sign_sums, C, class_balance):
     receives the ridge of :func:`solve_qp`. With ``class_balance = 0`` the
     balance term vanishes and ``t`` is dropped.
 
+    The object keeps the QP's arrays between calls, since the solver calls it
+    at every CCCP iteration with a working set that only grows.
+
     Parameters
     ----------
-    gram : ndarray of shape (n_constraints, n_constraints)
-        Gram matrix G of the centred constraint vectors.
-
-    sizes : ndarray of shape (n_constraints,)
-        ``(1/n) sum_i c_ki`` for each constraint.
-
-    sign_sums : ndarray of shape (n_constraints,)
-        ``(1/n) sum_i c_ki s_i`` for each constraint.
-
     C : float
         Bound on ``sum(lam)``.
 
     class_balance : float
         Bound on the absolute mean decision value.
-
-    Returns
-    -------
-    lam : ndarray of shape (n_constraints,)
-        Dual solution, clipped to be non-negative.
-
-    dual_value : float
-        Optimal value of the dual, equal to the optimal primal value.
     """
-    n_cons = gram.shape[0]
-    balanced = class_balance > 0
-    n_vars = n_cons + balanced
-    hessian = np.zeros((n_vars, n_vars))
-    hessian[:n_cons, :n_cons] = gram
-    linear = np.empty(n_vars)
-    linear[:n_cons] = sizes - class_balance * sign_sums
-    # Columns: lam >= 0, sum(lam) <= C, and with the balance term t >= 0 and
-    # t + sign_sums'lam >= 0.
-    constraints = np.zeros((n_vars, n_vars + 1 + balanced))
-    constraints[np.arange(n_cons), np.arange(n_cons)] = 1.0
-    constraints[:n_cons, n_cons] = -1.0
-    bounds = np.zeros(constraints.shape[1])
-    bounds[n_cons] = -C
-    if balanced:
-        linear[n_cons] = -2.0 * class_balance
-        constraints[n_cons, n_cons + 1] = 1.0
-        constraints[:, n_cons + 2] = 1.0
-        constraints[:n_cons, n_cons + 2] = sign_sums
-    solution, _ = solve_qp(hessian, linear, constraints, bounds)
-    lam = np.maximum(solution[:n_cons], 0.0)
-    dual_value = (
-        -0.5 * lam @ gram @ lam
-        + sizes @ lam
-        - class_balance * abs(sign_sums @ lam)
-    )
-    return lam, float(dual_value)
+
+    def __init__(self, C, class_balance):
+        self.C = C
+        self.class_balance = class_balance
+        self._n_constraints = -1
+
+    def _allocate(self, n_cons):
+        balanced = self.class_balance > 0
+        n_vars = n_cons + balanced
+        self._hessian = np.zeros((n_vars, n_vars))
+        self._linear = np.zeros(n_vars)
+        # Columns: lam >= 0, sum(lam) <= C, and with the balance term t >= 0
+        # and t + sign_sums'lam >= 0 (its lam part is filled at each solve).
+        constraints = np.zeros((n_vars, n_vars + 1 + balanced))
+        constraints[np.arange(n_cons), np.arange(n_cons)] = 1.0
+        constraints[:n_cons, n_cons] = -1.0
+        self._bounds = np.zeros(constraints.shape[1])
+        self._bounds[n_cons] = -self.C
+        if balanced:
+            self._linear[n_cons] = -2.0 * self.class_balance
+            constraints[n_cons, n_cons + 1] = 1.0
+            constraints[n_cons, n_cons + 2] = 1.0
+        self._constraints = np.asfortranarray(constraints)
+        self._n_constraints = n_cons
+
+    def solve(self, gram, sizes, sign_sums):
+        """Solve the dual for the current working set.
+
+        Parameters
+        ----------
+        gram : ndarray of shape (n_constraints, n_constraints)
+            Gram matrix G of the centred constraint vectors.
+
+        sizes : ndarray of shape (n_constraints,)
+            ``(1/n) sum_i c_ki`` for each constraint.
+
+        sign_sums : ndarray of shape (n_constraints,)
+            ``(1/n) sum_i c_ki s_i`` for each constraint.
+
+        Returns
+        -------
+        lam : ndarray of shape (n_constraints,)
+            Dual solution, clipped to be non-negative.
+        """
+        n_cons = gram.shape[0]
+        if n_cons != self._n_constraints:
+            self._allocate(n_cons)
+        self._hessian[:n_cons, :n_cons] = gram
+        linear = self._linear
+        np.multiply(sign_sums, -self.class_balance, out=linear[:n_cons])
+        linear[:n_cons] += sizes
+        if self.class_balance > 0:
+            self._constraints[:n_cons, n_cons + 2] = sign_sums
+        solution, _ = solve_qp(self._hessian, linear, self._constraints, self._bounds)
+        return np.maximum(solution[:n_cons], 0.0)
+
+    def value(self, lam, gram, sizes, sign_sums):
+        """Dual objective at ``lam`` (equal to the primal optimum at the solution)."""
+        return float(
+            -0.5 * lam @ gram @ lam
+            + sizes @ lam
+            - self.class_balance * abs(sign_sums @ lam)
+        )

@@ -77,52 +77,6 @@ def column_sums_sparse(
 
 
 
-def sum_of_squares_dense(const floating[:, ::1] X):  # IN
-    """Sum of the squares of the entries of a dense X, accumulated in float64.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features), dtype=floating
-        Input data, C-contiguous.
-
-    Returns
-    -------
-    total : float
-    """
-    cdef:
-        Py_ssize_t n_samples = X.shape[0]
-        Py_ssize_t n_features = X.shape[1]
-        Py_ssize_t i, j
-        double total = 0.0
-
-    with nogil:
-        for i in range(n_samples):
-            for j in range(n_features):
-                total += <double> X[i, j] * X[i, j]
-    return total
-
-
-def sum_of_squares_sparse(const floating[::1] X_data):  # IN
-    """Sum of the squares of the stored values of a sparse X, in float64.
-
-    Parameters
-    ----------
-    X_data : ndarray of shape (nnz,), dtype=floating
-        ``data`` array of the CSR matrix X.
-
-    Returns
-    -------
-    total : float
-    """
-    cdef:
-        Py_ssize_t k, nnz = X_data.shape[0]
-        double total = 0.0
-
-    with nogil:
-        for k in range(nnz):
-            total += <double> X_data[k] * X_data[k]
-    return total
-
 cdef double _max_affine(
         const double[::1] offsets,
         const double[::1] slopes,

@@ -59,6 +59,33 @@ def flip_signs(
     return n_flipped
 
 
+cdef inline void _rank_update(
+        double[:, ::1] gram,
+        double[::1] Z_mean,
+        const unsigned char[:, ::1] constraints,
+        Py_ssize_t i,
+        Py_ssize_t n_constraints,
+        const double *projections,
+        double step,
+        double sq_norm,
+        double mean_projection,
+) noexcept nogil:
+    """Update ``gram = Z Z'`` and ``Z_mean = Z x_mean`` for ``Z[k] += step x_i``.
+
+    With m the membership vector of sample i and g = Z x_i (before the
+    update), ``Z Z'`` gains ``step (m g' + g m') + step^2 |x_i|^2 m m'``.
+    """
+    cdef Py_ssize_t k, l
+    for k in range(n_constraints):
+        if constraints[i, k]:
+            Z_mean[k] += step * mean_projection
+            for l in range(n_constraints):
+                gram[k, l] += step * projections[l]
+                gram[l, k] += step * projections[l]
+                if constraints[i, l]:
+                    gram[k, l] += step * step * sq_norm
+
+
 def apply_flips_dense(
         const floating[:, ::1] X,                  # IN
         const int[::1] flipped,                    # IN
@@ -66,10 +93,20 @@ def apply_flips_dense(
         const signed char[::1] signs,              # IN
         const unsigned char[:, ::1] constraints,   # IN
         Py_ssize_t n_constraints,                  # IN
+        const double[::1] x_mean,                  # IN
         double[:, ::1] Z,                          # INOUT
         double[::1] sign_sums,                     # INOUT
+        double[:, ::1] gram,                       # INOUT
+        double[::1] Z_mean,                        # INOUT
+        double[::1] projections,                   # scratch, (capacity,)
 ):
-    """Update ``Z`` and ``sign_sums`` for the samples whose sign flipped.
+    """Update the constraint statistics for the samples whose sign flipped.
+
+    Each flipped sample i changes ``Z[k]`` by ``(2/n) s_i x_i`` and
+    ``sign_sums[k]`` by ``(2/n) s_i`` for every constraint k containing it;
+    the products ``gram = Z Z'`` and ``Z_mean = Z x_mean`` receive the
+    matching rank-one corrections, so nothing of size n_features * capacity
+    is recomputed.
 
     Parameters
     ----------
@@ -91,11 +128,24 @@ def apply_flips_dense(
     n_constraints : int
         Number of constraints in use (the first columns of ``constraints``).
 
+    x_mean : ndarray of shape (n_features,), dtype=float64
+        Mean of the rows of X.
+
     Z : ndarray of shape (capacity, n_features), dtype=float64
         ``Z[k] = (1/n) sum_i c_ki s_i x_i``, updated in place.
 
     sign_sums : ndarray of shape (capacity,), dtype=float64
         ``sign_sums[k] = (1/n) sum_i c_ki s_i``, updated in place.
+
+    gram : ndarray of shape (capacity, capacity), dtype=float64
+        ``Z Z'`` on the first ``n_constraints`` rows and columns, updated in
+        place.
+
+    Z_mean : ndarray of shape (capacity,), dtype=float64
+        ``Z x_mean``, updated in place.
+
+    projections : ndarray of shape (capacity,), dtype=float64
+        Scratch buffer.
 
     Returns
     -------
@@ -107,8 +157,9 @@ def apply_flips_dense(
         Py_ssize_t n_samples = X.shape[0]
         Py_ssize_t n_features = X.shape[1]
         Py_ssize_t t, i, j, k
-        double step
+        double step, sq_norm, mean_projection, acc
         long n_updates = 0
+        bint member
 
     if n_samples == 0:
         return 0
@@ -116,7 +167,26 @@ def apply_flips_dense(
     with nogil:
         for t in range(n_flipped):
             i = flipped[t]
+            member = False
+            for k in range(n_constraints):
+                if constraints[i, k]:
+                    member = True
+                    break
+            if not member:
+                continue
             step = 2.0 * signs[i] / n_samples
+            sq_norm = 0.0
+            mean_projection = 0.0
+            for j in range(n_features):
+                sq_norm += <double> X[i, j] * X[i, j]
+                mean_projection += X[i, j] * x_mean[j]
+            for k in range(n_constraints):
+                acc = 0.0
+                for j in range(n_features):
+                    acc += Z[k, j] * X[i, j]
+                projections[k] = acc
+            _rank_update(gram, Z_mean, constraints, i, n_constraints,
+                         &projections[0], step, sq_norm, mean_projection)
             for k in range(n_constraints):
                 if constraints[i, k]:
                     for j in range(n_features):
@@ -135,8 +205,12 @@ def apply_flips_sparse(
         const signed char[::1] signs,              # IN
         const unsigned char[:, ::1] constraints,   # IN
         Py_ssize_t n_constraints,                  # IN
+        const double[::1] x_mean,                  # IN
         double[:, ::1] Z,                          # INOUT
         double[::1] sign_sums,                     # INOUT
+        double[:, ::1] gram,                       # INOUT
+        double[::1] Z_mean,                        # INOUT
+        double[::1] projections,                   # scratch, (capacity,)
 ):
     """CSR twin of :func:`apply_flips_dense`.
 
@@ -146,7 +220,8 @@ def apply_flips_sparse(
         The ``data`` (dtype=floating), ``indices`` and ``indptr`` (dtype=int32)
         arrays of the CSR matrix X of shape (n_samples, n_features).
 
-    flipped, n_flipped, signs, constraints, n_constraints, Z, sign_sums
+    flipped, n_flipped, signs, constraints, n_constraints, x_mean, Z, \
+sign_sums, gram, Z_mean, projections
         As in :func:`apply_flips_dense`.
 
     Returns
@@ -158,8 +233,9 @@ def apply_flips_sparse(
         Py_ssize_t n_samples = X_indptr.shape[0] - 1
         Py_ssize_t t, i, k
         int p
-        double step
+        double step, sq_norm, mean_projection, acc
         long n_updates = 0
+        bint member
 
     if n_samples <= 0:
         return 0
@@ -167,7 +243,26 @@ def apply_flips_sparse(
     with nogil:
         for t in range(n_flipped):
             i = flipped[t]
+            member = False
+            for k in range(n_constraints):
+                if constraints[i, k]:
+                    member = True
+                    break
+            if not member:
+                continue
             step = 2.0 * signs[i] / n_samples
+            sq_norm = 0.0
+            mean_projection = 0.0
+            for p in range(X_indptr[i], X_indptr[i + 1]):
+                sq_norm += <double> X_data[p] * X_data[p]
+                mean_projection += X_data[p] * x_mean[X_indices[p]]
+            for k in range(n_constraints):
+                acc = 0.0
+                for p in range(X_indptr[i], X_indptr[i + 1]):
+                    acc += Z[k, X_indices[p]] * X_data[p]
+                projections[k] = acc
+            _rank_update(gram, Z_mean, constraints, i, n_constraints,
+                         &projections[0], step, sq_norm, mean_projection)
             for k in range(n_constraints):
                 if constraints[i, k]:
                     for p in range(X_indptr[i], X_indptr[i + 1]):
@@ -175,58 +270,6 @@ def apply_flips_sparse(
                     sign_sums[k] += step
                     n_updates += 1
     return n_updates
-
-
-def touched_columns_sparse(
-        const int[::1] X_indices,    # IN
-        const int[::1] X_indptr,     # IN
-        const int[::1] rows,         # IN
-        int n_rows,                  # IN
-        unsigned char[::1] seen,     # INOUT (scratch, all zero on entry and exit)
-        int[::1] out,                # OUT
-):
-    """List the distinct columns holding a stored value in the given CSR rows.
-
-    Parameters
-    ----------
-    X_indices, X_indptr : ndarrays of dtype int32
-        The ``indices`` and ``indptr`` arrays of a CSR matrix with
-        n_features columns.
-
-    rows : ndarray of shape (>= n_rows,), dtype=int32
-        Row indices.
-
-    n_rows : int
-        Number of valid entries in ``rows``.
-
-    seen : ndarray of shape (n_features,), dtype=uint8
-        Scratch buffer; must be all zero on entry and is all zero on exit.
-
-    out : ndarray of shape (n_features,), dtype=int32
-        Receives the distinct column indices, in order of first appearance.
-
-    Returns
-    -------
-    n_columns : int
-        Number of valid entries written to ``out``.
-    """
-    cdef:
-        Py_ssize_t t, i
-        int p, j
-        int n_columns = 0
-
-    with nogil:
-        for t in range(n_rows):
-            i = rows[t]
-            for p in range(X_indptr[i], X_indptr[i + 1]):
-                j = X_indices[p]
-                if not seen[j]:
-                    seen[j] = 1
-                    out[n_columns] = j
-                    n_columns += 1
-        for t in range(n_columns):
-            seen[out[t]] = 0
-    return n_columns
 
 
 def most_violated_dense(

@@ -32,15 +32,23 @@ def decision_values_dense(
     cdef:
         Py_ssize_t n_samples = X.shape[0]
         Py_ssize_t n_features = X.shape[1]
+        Py_ssize_t n_blocked = n_features - n_features % 4
         Py_ssize_t i, j
-        double acc
+        double acc0, acc1, acc2, acc3
 
     with nogil:
         for i in range(n_samples):
-            acc = 0.0
-            for j in range(n_features):
-                acc += X[i, j] * coef[j]
-            out[i] = acc + intercept
+            # Four partial sums break the dependency chain of one running sum,
+            # which would otherwise bound the loop by the latency of an add.
+            acc0 = acc1 = acc2 = acc3 = 0.0
+            for j in range(0, n_blocked, 4):
+                acc0 += X[i, j] * coef[j]
+                acc1 += X[i, j + 1] * coef[j + 1]
+                acc2 += X[i, j + 2] * coef[j + 2]
+                acc3 += X[i, j + 3] * coef[j + 3]
+            for j in range(n_blocked, n_features):
+                acc0 += X[i, j] * coef[j]
+            out[i] = (acc0 + acc1) + (acc2 + acc3) + intercept
 
 
 def decision_values_sparse(
