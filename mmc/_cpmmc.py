@@ -267,7 +267,7 @@ class CPMMC(_LinearDecisionMixin, _BaseMMC):
     ``f(x) = w.x + b`` that separates the data into two clusters with the
     largest soft margin::
 
-        min_{w, b}  1/2 |w|^2 + C/n sum_i max(0, 1 - |w.x_i + b|)
+        min_{w, b}  s/2 |w|^2 + C/n sum_i max(0, 1 - |w.x_i + b|)
         s.t.        |mean_i (w.x_i + b)| <= class_balance
 
     and labels sample i by the side it falls on. The balance constraint
@@ -279,16 +279,25 @@ class CPMMC(_LinearDecisionMixin, _BaseMMC):
     whose subproblems are small dual QPs with one variable per constraint.
     The time is linear in the number of non-zeros of X.
 
+    Here ``s`` is the variance of the data along its principal direction
+    (the largest eigenvalue of its covariance). The paper has ``s = 1``; with
+    ``s`` the objective, and so the clustering, does not change when X is
+    multiplied by a constant, and one default for ``C`` serves dense data
+    scaled to [0, 1], standardised data and unit-norm sparse rows alike. The
+    loss is averaged over the samples, as in the paper, so ``C`` does not
+    depend on n_samples either.
+
     The problem is not convex, so ``n_init`` runs start from different
     labellings and the run with the lowest objective (``objective_``) is
     kept; the true labels are never involved.
 
     Parameters
     ----------
-    C : float, default=10.0
-        Weight of the hinge loss (averaged over the samples, so its scale does
-        not depend on n_samples) against the margin term. Larger values fit
-        the data more tightly.
+    C : float, default=20.0
+        Weight of the mean hinge loss against the margin term, relative to
+        the spread of the data (see above). Larger values trade margin for
+        fewer samples inside it; too small a value makes ``w = 0`` (one
+        cluster) optimal.
 
     class_balance : float, default=0.03
         Bound on the absolute mean decision value ``|mean_i f(x_i)|``: 0 asks
@@ -317,7 +326,7 @@ class CPMMC(_LinearDecisionMixin, _BaseMMC):
         ``"auto"`` uses them in that order (then random directions). An array
         gives the initial cluster of each sample (two distinct values).
 
-    n_init : int, default=3
+    n_init : int, default=5
         Number of runs from different initial labellings.
 
     random_state : int, RandomState instance or None, default=None
@@ -334,7 +343,8 @@ class CPMMC(_LinearDecisionMixin, _BaseMMC):
     ----------
     labels_ : ndarray of shape (n_samples,)
         Cluster of each training sample, 0 or 1 (1 where the decision value
-        is positive).
+        is positive). The clusters are named so that the first sample is in
+        cluster 0.
 
     coef_ : ndarray of shape (n_features,)
         Normal vector w of the separating hyperplane.
@@ -343,8 +353,8 @@ class CPMMC(_LinearDecisionMixin, _BaseMMC):
         Offset b of the hyperplane.
 
     objective_ : float
-        Value of the MMC objective at the solution (the quantity minimised
-        over restarts).
+        Value of the MMC objective above at the solution (the quantity
+        minimised over restarts).
 
     n_iter_ : int
         Number of cutting-plane iterations of the selected run.
@@ -477,14 +487,16 @@ class CPMMC(_LinearDecisionMixin, _BaseMMC):
                 ConvergenceWarning,
                 stacklevel=2,
             )
-        self.coef_ = best.coef
-        self.intercept_ = float(best.intercept)
+        decision = decision_values(X, best.coef, best.intercept)
+        # The problem is symmetric in (w, b) -> (-w, -b); name the clusters so
+        # that the first sample is in cluster 0, whichever start won.
+        orientation = -1.0 if decision[0] > 0 else 1.0
+        self.coef_ = orientation * best.coef
+        self.intercept_ = orientation * float(best.intercept)
         self.objective_ = float(top_variance * best.objective)
         self.n_iter_ = best.n_iter
         self.n_constraints_ = best.n_constraints
-        self.labels_ = (decision_values(X, self.coef_, self.intercept_) > 0).astype(
-            np.intp
-        )
+        self.labels_ = (orientation * decision > 0).astype(np.intp)
         n_distinct = np.unique(self.labels_).size
         if n_distinct < 2:
             warnings.warn(

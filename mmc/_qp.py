@@ -151,7 +151,10 @@ class CPMMCDual:
 
     one QP whose only singular direction is ``t``, which enters linearly and
     receives the ridge of :func:`solve_qp`. With ``class_balance = 0`` the
-    balance term vanishes and ``t`` is dropped.
+    balance term vanishes and ``t`` is dropped. The QP is solved for
+    ``(lam, t) / C``, whose Hessian ``C G`` does not change when the data is
+    rescaled (``C`` and ``G`` scale inversely), so quadprog sees the same,
+    well-scaled problem whatever the units of X.
 
     The object keeps the QP's arrays between calls, since the solver calls it
     at every CCCP iteration with a working set that only grows.
@@ -181,7 +184,7 @@ class CPMMCDual:
         constraints[np.arange(n_cons), np.arange(n_cons)] = 1.0
         constraints[:n_cons, n_cons] = -1.0
         self._bounds = np.zeros(constraints.shape[1])
-        self._bounds[n_cons] = -self.C
+        self._bounds[n_cons] = -1.0
         if balanced:
             self._linear[n_cons] = -2.0 * self.class_balance
             constraints[n_cons, n_cons + 1] = 1.0
@@ -211,14 +214,14 @@ class CPMMCDual:
         n_cons = gram.shape[0]
         if n_cons != self._n_constraints:
             self._allocate(n_cons)
-        self._hessian[:n_cons, :n_cons] = gram
+        np.multiply(gram, self.C, out=self._hessian[:n_cons, :n_cons])
         linear = self._linear
         np.multiply(sign_sums, -self.class_balance, out=linear[:n_cons])
         linear[:n_cons] += sizes
         if self.class_balance > 0:
             self._constraints[:n_cons, n_cons + 2] = sign_sums
         solution, _ = solve_qp(self._hessian, linear, self._constraints, self._bounds)
-        return np.maximum(solution[:n_cons], 0.0)
+        return self.C * np.maximum(solution[:n_cons], 0.0)
 
     def value(self, lam, gram, sizes, sign_sums):
         """Dual objective at ``lam`` (equal to the primal optimum at the solution)."""
