@@ -23,9 +23,10 @@ from sklearn.exceptions import ConvergenceWarning
 from mmc._base import decision_values
 
 # Subspace iteration for the principal direction: block size (1 + oversampling)
-# and number of power iterations. The start needs a good direction, not an
-# exact eigenvector, and each power iteration costs two passes over X.
-_PCA_OVERSAMPLING = 4
+# and number of power iterations. The start and the scale of C need a good
+# direction and eigenvalue, not an exact eigenvector, and each power iteration
+# costs two passes over X.
+_PCA_OVERSAMPLING = 2
 _PCA_POWER_ITERATIONS = 4
 
 
@@ -109,8 +110,9 @@ def principal_direction(X, x_mean, random_state):
     block = min(1 + _PCA_OVERSAMPLING, n_features)
     Q = random_state.standard_normal((n_features, block)).astype(dtype)
     for _ in range(_PCA_POWER_ITERATIONS):
-        Y, _ = np.linalg.qr(centred_times(Q))
-        Q, _ = np.linalg.qr(centred_t_times(Y))
+        # Orthonormalising the small (n_features, block) side is enough to
+        # keep the block well conditioned; the tall side is left alone.
+        Q, _ = np.linalg.qr(centred_t_times(centred_times(Q)))
     _, _, vt = np.linalg.svd(centred_times(Q), full_matrices=False)
     direction = (Q @ vt[0]).astype(np.float64)
     norm = np.linalg.norm(direction)
