@@ -280,7 +280,9 @@ class CPMMC(_LinearDecisionMixin, _BaseMMC):
     The time is linear in the number of non-zeros of X.
 
     Here ``s`` is the variance of the data along its principal direction
-    (the largest eigenvalue of its covariance). The paper has ``s = 1``; with
+    (the largest eigenvalue of its covariance, estimated by a few steps of
+    subspace iteration, which the ``"pca"`` start reuses). The paper has
+    ``s = 1``; with
     ``s`` the objective, and so the clustering, does not change when X is
     multiplied by a constant, and one default for ``C`` serves dense data
     scaled to [0, 1], standardised data and unit-norm sparse rows alike. The

@@ -65,7 +65,8 @@ def test_objective_and_balance_constraint_hold_at_the_solution():
     X, _ = _blobs(distance=3.0, seed=3)
     for class_balance in (0.0, 0.03, 0.2):
         est = CPMMC(class_balance=class_balance, random_state=0).fit(X)
-        assert est.objective_ == pytest.approx(_objective(est, X), rel=1e-9)
+        # The estimator estimates the top variance by a few power iterations.
+        assert est.objective_ == pytest.approx(_objective(est, X), rel=1e-3)
         mean_decision = est.decision_function(X).mean()
         assert abs(mean_decision) <= class_balance + 1e-9
 
