@@ -1,0 +1,139 @@
+"""Command line of the benchmarks: ``python -m mmc.bench [suite] [options]``."""
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+
+from mmc.bench._digits import digit_pairs
+from mmc.bench._report import (
+    environment,
+    plot_scaling,
+    write_json,
+    write_markdown,
+)
+from mmc.bench._scaling import sparse_scaling
+
+SUITES = ("all", "accuracy", "scaling")
+
+
+def _parser():
+    parser = argparse.ArgumentParser(
+        prog="python -m mmc.bench",
+        description=(
+            "Benchmark the mmc estimators against scikit-learn's KMeans: "
+            "clustering error and fit time on the digit pairs of load_digits "
+            "(accuracy), and fit time against the number of samples on sparse "
+            "synthetic data (scaling)."
+        ),
+    )
+    parser.add_argument(
+        "suite", nargs="?", default="all", choices=SUITES,
+        help="what to run (default: all)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--quick", action="store_true",
+        help="small data and one repeat: a run of under a minute",
+    )  # fmt: skip
+    parser.add_argument(
+        "--out", default="mmc-bench",
+        help="output directory (default: ./mmc-bench)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--repeat", type=int, default=None,
+        help="fits per timing, median kept (default: 3, or 1 with --quick)",
+    )  # fmt: skip
+    parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    return parser
+
+
+def _progress(description):
+    """A tqdm progress bar on a terminal, nothing otherwise."""
+    if not sys.stderr.isatty():
+        return None
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    return lambda iterable: tqdm(iterable, desc=description, leave=False)
+
+
+def _check_writable(directory):
+    """Create ``directory`` if needed and make sure files can be written there."""
+    try:
+        os.makedirs(directory, exist_ok=True)
+        with tempfile.TemporaryFile(dir=directory):
+            pass
+    except OSError as exc:
+        raise SystemExit(f"error: cannot write to output directory {directory!r}: {exc}")
+
+
+def _print_summary(results):
+    if "digits" in results:
+        s = results["digits"]["summary"]
+        print("Digit pairs of load_digits / 16 (default parameters):")
+        print(f"  {'':14s} {'CPMMC':>8s} {'KMeans':>8s}")
+        for pair, error in s["hard_pairs"].items():
+            kmeans = results["digits"]["pairs"][pair]["kmeans_error"]
+            print(f"  error {pair:8s} {error:8.2f} {kmeans:8.2f}")
+        print(
+            f"  mean of {len(results['digits']['pairs'])} pairs "
+            f"{s['cpmmc_mean_error']:5.2f} {s['kmeans_mean_error']:8.2f}"
+        )
+        print(
+            f"  fit time CPMMC / KMeans(n_init=10): median {s['time_ratio_median']:.2f}, "
+            f"max {s['time_ratio_max']:.2f}"
+        )
+    if "scaling" in results:
+        sc = results["scaling"]
+        print("Sparse scaling (n_init=1):")
+        print(f"  {'n':>9s} {'CPMMC s':>9s} {'KMeans s':>9s} {'mem/data':>9s}")
+        for row in sc["rows"]:
+            print(
+                f"  {row['n_samples']:9d} {row['cpmmc_time']:9.3f} "
+                f"{row['kmeans_time']:9.3f} {row['cpmmc_peak_memory_over_data']:9.2f}"
+            )
+        print(f"  log-log slope: CPMMC {sc['cpmmc_slope']:.2f}, KMeans {sc['kmeans_slope']:.2f}")
+
+
+def main(argv=None):
+    args = _parser().parse_args(argv)
+    repeat = args.repeat if args.repeat is not None else (1 if args.quick else 3)
+    if repeat < 1:
+        raise SystemExit("error: --repeat must be at least 1")
+    _check_writable(args.out)
+
+    start = time.perf_counter()
+    results = {"environment": environment(), "quick": args.quick, "seed": args.seed}
+    if args.suite in ("all", "accuracy"):
+        results["digits"] = digit_pairs(
+            repeat=repeat, random_state=args.seed, progress=_progress("digit pairs")
+        )
+    if args.suite in ("all", "scaling"):
+        results["scaling"] = sparse_scaling(
+            quick=args.quick, repeat=repeat, random_state=args.seed,
+            progress=_progress("scaling"),
+        )  # fmt: skip
+    results["seconds"] = time.perf_counter() - start
+
+    # Write everything next to the destination first and move it in place at
+    # the end, so that a failure leaves no half-written report behind.
+    figures = {"scaling": "scaling.png"}
+    with tempfile.TemporaryDirectory(dir=args.out) as staging:
+        written = ["results.json", "report.md"]
+        write_json(results, os.path.join(staging, "results.json"))
+        if "scaling" in results:
+            plot_scaling(results["scaling"], os.path.join(staging, "scaling.png"))
+            written.append("scaling.png")
+        write_markdown(results, os.path.join(staging, "report.md"), figures)
+        for name in written:
+            os.replace(os.path.join(staging, name), os.path.join(args.out, name))
+
+    _print_summary(results)
+    print(f"Wrote {', '.join(written)} to {args.out} in {results['seconds']:.0f} s.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,84 @@
+"""The accuracy contract of CPMMC on scikit-learn's digits.
+
+Every digit pair of ``load_digits`` (features divided by 16) is clustered with
+the default parameters and ``random_state=0``; the error is measured after the
+best one-to-one matching of clusters to digits. The numbers below are the
+contract of the CPMMC issue. Two of its clauses are not met and are marked as
+strict expected failures, so that meeting them one day turns the run red until
+the marks go:
+
+* the mean error over the 45 pairs is about 2.4%, not at most 1.0%;
+* on 1 vs 9 and 7 vs 9, CPMMC is more than 2 points worse than k-means.
+
+Both come from the objective, not from the search: on those pairs, runs
+started from the true digits end at a higher MMC objective than runs that
+split a digit by writing style (for instance the 9s drawn with a straight
+stem go with the 7s), whatever C and class_balance (see
+bench/cpmmc_digits.md, which records the study).
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+from sklearn.cluster import KMeans
+from sklearn.datasets import load_digits
+
+from mmc import CPMMC
+from mmc.metrics import clustering_error
+
+# Clustering error (%) allowed on the four pairs the paper singles out.
+HARD_PAIR_LIMITS = {(3, 8): 3.5, (1, 7): 0.3, (2, 7): 0.6, (8, 9): 4.5}
+MEAN_LIMIT = 1.0
+KMEANS_MARGIN = 2.0
+
+
+@pytest.fixture(scope="module")
+def digit_pair_errors():
+    X, y = load_digits(return_X_y=True)
+    X = X / 16.0
+    errors = {}
+    for a, b in itertools.combinations(range(10), 2):
+        mask = (y == a) | (y == b)
+        X_pair, y_pair = X[mask], y[mask]
+        labels = CPMMC(random_state=0).fit(X_pair).labels_
+        baseline = KMeans(n_clusters=2, n_init=10, random_state=0).fit(X_pair)
+        errors[(a, b)] = (
+            100 * clustering_error(y_pair, labels),
+            100 * clustering_error(y_pair, baseline.labels_),
+        )
+    return errors
+
+
+@pytest.mark.parametrize("pair", sorted(HARD_PAIR_LIMITS))
+def test_hard_digit_pairs(digit_pair_errors, pair):
+    error, _ = digit_pair_errors[pair]
+    assert error <= HARD_PAIR_LIMITS[pair]
+
+
+def test_better_than_kmeans_on_average(digit_pair_errors):
+    errors = np.array(list(digit_pair_errors.values()))
+    assert errors[:, 0].mean() < errors[:, 1].mean()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the MMC objective prefers style splits on 1v8, 1v9, 7v9 "
+    "(mean about 2.4%); see the module docstring",
+)
+def test_mean_error_over_all_pairs(digit_pair_errors):
+    errors = np.array([cpmmc for cpmmc, _ in digit_pair_errors.values()])
+    assert errors.mean() <= MEAN_LIMIT
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="1v9 and 7v9 are split by writing style; see the module docstring",
+)
+def test_no_pair_much_worse_than_kmeans(digit_pair_errors):
+    worse = {
+        pair: (cpmmc, kmeans)
+        for pair, (cpmmc, kmeans) in digit_pair_errors.items()
+        if cpmmc > kmeans + KMEANS_MARGIN
+    }
+    assert not worse
