@@ -10,11 +10,11 @@ the marks go:
 * the mean error over the 45 pairs is about 2.4%, not at most 1.0%;
 * on 1 vs 9 and 7 vs 9, CPMMC is more than 2 points worse than k-means.
 
-Both come from the objective, not from the search: on those pairs, runs
-started from the true digits end at a higher MMC objective than runs that
-split a digit by writing style (for instance the 9s drawn with a straight
-stem go with the 7s), whatever C and class_balance (see
-bench/cpmmc_digits.md, which records the study).
+Both come from the objective, not from the search: on 1v8, 1v9, 1v2 and 7v9
+a split by writing style (for instance the 9s drawn with a straight stem go
+with the 7s) has a lower MMC objective than the split by digit, even against
+runs started from the true digits, for every C and class_balance tried
+(bench/cpmmc_digits.md records the study and the command).
 """
 
 import itertools
