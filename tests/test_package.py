@@ -1,11 +1,17 @@
 """Tests of the installed package as a whole."""
 
 import doctest
+import re
 from importlib.metadata import version
+from pathlib import Path
 
 import pytest
 
 import mmc
+import mmc._cpmmc
+import mmc.datasets
+
+README = Path(__file__).resolve().parent.parent / "README.md"
 
 
 def test_version_matches_metadata():
@@ -21,13 +27,28 @@ def test_compiled_core_is_installed():
 
 
 def test_public_names_exist():
-    assert {"__version__", "metrics"} <= set(mmc.__all__)
+    assert {"CPMMC", "__version__", "metrics"} <= set(mmc.__all__)
     for name in mmc.__all__:
         assert hasattr(mmc, name), name
 
 
-@pytest.mark.parametrize("module", [mmc.metrics], ids=lambda m: m.__name__)
+@pytest.mark.parametrize(
+    "module", [mmc.metrics, mmc._cpmmc, mmc.datasets], ids=lambda m: m.__name__
+)
 def test_docstring_examples(module):
     result = doctest.testmod(module)
     assert result.attempted > 0
     assert result.failed == 0
+
+
+def test_readme_usage_example_runs():
+    blocks = re.findall(r"```python\n(.*?)```", README.read_text(), flags=re.S)
+    assert blocks, "README.md has no python example"
+    for block in blocks:
+        exec(compile(block, str(README), "exec"), {})
+
+
+def test_readme_gives_the_two_quick_start_commands():
+    text = README.read_text()
+    assert 'pip install ".[bench]" && python -I -m mmc.bench --quick' in text
+    assert 'pip install ".[test]" && pytest' in text

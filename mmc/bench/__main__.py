@@ -66,7 +66,9 @@ def _check_writable(directory):
         with tempfile.TemporaryFile(dir=directory):
             pass
     except OSError as exc:
-        raise SystemExit(f"error: cannot write to output directory {directory!r}: {exc}")
+        raise SystemExit(
+            f"error: cannot write to output directory {directory!r}: {exc}"
+        ) from None
 
 
 def _print_summary(results):
@@ -98,10 +100,11 @@ def _print_summary(results):
 
 
 def main(argv=None):
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
     repeat = args.repeat if args.repeat is not None else (1 if args.quick else 3)
     if repeat < 1:
-        raise SystemExit("error: --repeat must be at least 1")
+        parser.error("--repeat must be at least 1")
     _check_writable(args.out)
 
     start = time.perf_counter()
@@ -131,7 +134,10 @@ def main(argv=None):
             os.replace(os.path.join(staging, name), os.path.join(args.out, name))
 
     _print_summary(results)
-    print(f"Wrote {', '.join(written)} to {args.out} in {results['seconds']:.0f} s.")
+    print(
+        f"Wrote {', '.join(written)} to {os.path.abspath(args.out)} "
+        f"in {results['seconds']:.0f} s."
+    )
     return 0
 
 
