@@ -71,15 +71,15 @@ class _WorkingSet:
         constraints = np.zeros((self.constraints.shape[0], capacity), dtype=np.uint8)
         constraints[:, :k] = self.constraints[:, :k]
         self.constraints = constraints
-        for name in ("Z", "sizes", "sign_sums", "Z_mean"):
-            old = getattr(self, name)
-            new = np.zeros((capacity,) + old.shape[1:])
-            new[:k] = old[:k]
-            setattr(self, name, new)
+        # Z is the large one (capacity x n_features): growing its first axis
+        # in place lets the allocator extend the block instead of holding an
+        # old and a new copy at once. No view of it outlives a method call.
+        self.Z.resize((capacity, self.Z.shape[1]), refcheck=False)
+        for name in ("sizes", "sign_sums", "Z_mean", "_projections"):
+            getattr(self, name).resize(capacity, refcheck=False)
         ZZt = np.zeros((capacity, capacity))
         ZZt[:k, :k] = self.ZZt[:k, :k]
         self.ZZt = ZZt
-        self._projections = np.zeros(capacity)
 
     def add_most_violated(self, decision):
         """Append the most violated constraint at ``decision`` (eq. 3.12).
@@ -185,7 +185,7 @@ def _cpmmc_single(
     result : RunResult
     """
     n_samples, n_features = X.shape
-    working_set = _WorkingSet(X, x_mean, capacity=min(max_iter, 16))
+    working_set = _WorkingSet(X, x_mean, capacity=min(max_iter, 8))
     dual = CPMMCDual(C, class_balance)
     decision = np.empty(n_samples)
     flipped = np.empty(n_samples, dtype=np.int32)

@@ -101,23 +101,45 @@ def principal_direction(X, x_mean, random_state):
     dtype = X.dtype
     mean = x_mean.astype(dtype)
 
-    def centred_times(Q):  # (X - mean) @ Q
-        return np.asarray(X @ Q) - mean @ Q
+    def centred_times(Q):  # (X - mean) @ Q, an (n_samples, block) array
+        Y = np.asarray(X @ Q)
+        Y -= mean @ Q
+        return Y
 
-    def centred_t_times(Y):  # (X - mean).T @ Y
-        return np.asarray(X.T @ Y) - np.outer(mean, Y.sum(axis=0))
+    def centred_t_times(Y):  # (X - mean).T @ Y, centred column by column
+        Q = np.asarray(X.T @ Y)
+        for j, total in enumerate(Y.sum(axis=0)):
+            Q[:, j] -= total * mean
+        return Q
 
     block = min(1 + _PCA_OVERSAMPLING, n_features)
     Q = random_state.standard_normal((n_features, block)).astype(dtype)
     for _ in range(_PCA_POWER_ITERATIONS):
         # Orthonormalising the small (n_features, block) side is enough to
         # keep the block well conditioned; the tall side is left alone.
-        Q, _ = np.linalg.qr(centred_t_times(centred_times(Q)))
+        Q = centred_t_times(centred_times(Q))
+        _orthonormalise_columns(Q)
     _, _, vt = np.linalg.svd(centred_times(Q), full_matrices=False)
     direction = (Q @ vt[0]).astype(np.float64)
     norm = np.linalg.norm(direction)
     return direction / norm if norm > 0 else direction
 
+
+
+def _orthonormalise_columns(Q):
+    """Orthonormalise the few columns of Q in place (Gram-Schmidt, twice).
+
+    Unlike ``numpy.linalg.qr`` this needs no copy of Q, which matters when Q
+    has as many rows as a large sparse X has features. Columns that vanish
+    are left at zero.
+    """
+    for _ in range(2):
+        for j in range(Q.shape[1]):
+            for i in range(j):
+                Q[:, j] -= (Q[:, i] @ Q[:, j]) * Q[:, i]
+            norm = np.linalg.norm(Q[:, j])
+            if norm > 0:
+                Q[:, j] /= norm
 
 
 def principal_component(X, x_mean, random_state):
