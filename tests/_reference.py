@@ -1,8 +1,10 @@
 """Slow, obviously correct NumPy twins of the mmc._core kernels.
 
 Each kernel in mmc/_core/_*.pyx has a function here computing the same result
-with NumPy/SciPy; the kernel tests compare the two. Test modules import it as
-``_reference`` (pyproject.toml puts tests/ on pytest's pythonpath).
+with NumPy/SciPy (its docstring names the kernel); the kernel tests compare
+the two. Functions marked "Helper" are shared building blocks, not twins.
+Test modules import it as ``_reference`` (pyproject.toml puts tests/ on
+pytest's pythonpath).
 """
 
 import numpy as np
@@ -17,3 +19,164 @@ def column_sums(X):
     if sp.issparse(X):
         return np.asarray(X.astype(np.float64).sum(axis=0)).ravel()
     return np.asarray(X, dtype=np.float64).sum(axis=0)
+
+
+def _dense64(X):
+    """X as a dense float64 ndarray (the references never mind the cost)."""
+    if sp.issparse(X):
+        return X.toarray().astype(np.float64)
+    return np.asarray(X, dtype=np.float64)
+
+
+# --------------------------------------------------------------------------
+# mmc._core._linear
+
+
+def decision_values(X, coef, intercept):
+    """Decision values ``X @ coef + intercept`` in float64.
+
+    Twin of ``mmc._core._linear.decision_values_{dense,sparse}``.
+    """
+    return _dense64(X) @ np.asarray(coef, dtype=np.float64) + intercept
+
+
+# --------------------------------------------------------------------------
+# mmc._core._cpmmc
+
+
+def signs_of(decision):
+    """Helper: ``+1 if f_i > 0 else -1`` (zero goes to -1), as int8."""
+    return np.where(np.asarray(decision) > 0, 1, -1).astype(np.int8)
+
+
+def flip_signs(decision, signs):
+    """New signs of ``decision`` and the sorted indices of the samples that flipped.
+
+    Twin of ``mmc._core._cpmmc.flip_signs`` (which works in place).
+    """
+    new = signs_of(decision)
+    return new, np.flatnonzero(new != np.asarray(signs)).astype(np.int32)
+
+
+def constraint_statistics(X, constraints, n_constraints, signs, x_mean):
+    """Statistics of the working set computed from scratch.
+
+    For the first ``n_constraints`` columns c_k of the uint8 matrix
+    ``constraints`` (shape (n_samples, capacity)) and the signs s, returns
+
+        Z[k] = (1/n) sum_i c_ki s_i x_i,  sign_sums[k] = (1/n) sum_i c_ki s_i,
+        gram = Z Z',                      Z_mean = Z x_mean.
+
+    This is the state that ``mmc._core._cpmmc.apply_flips_{dense,sparse}``
+    must maintain incrementally (and that ``most_violated_*`` starts for one
+    column); the tests check the kernels against it.
+    """
+    X = _dense64(X)
+    n_samples = X.shape[0]
+    C = np.asarray(constraints[:, :n_constraints], dtype=np.float64)
+    weights = C * np.asarray(signs, dtype=np.float64)[:, None]  # (n, k)
+    Z = weights.T @ X / n_samples
+    sign_sums = weights.sum(axis=0) / n_samples
+    return Z, sign_sums, Z @ Z.T, Z @ np.asarray(x_mean, dtype=np.float64)
+
+
+def apply_flips(X, flipped, signs, constraints, n_constraints, x_mean, Z, sign_sums):
+    """Statistics after the samples ``flipped`` took their new ``signs``.
+
+    Twin of ``mmc._core._cpmmc.apply_flips_{dense,sparse}``: each flipped
+    sample i adds ``(2/n) s_i x_i`` to ``Z[k]`` and ``(2/n) s_i`` to
+    ``sign_sums[k]`` for every constraint k (among the first
+    ``n_constraints``) that contains it; ``gram`` and ``Z_mean`` are then
+    recomputed as ``Z Z'`` and ``Z x_mean`` from the updated Z. Returns
+    ``(Z, sign_sums, gram, Z_mean, n_updates)`` restricted to the first
+    ``n_constraints`` constraints, where n_updates counts the (flipped sample,
+    constraint) memberships.
+    """
+    X = _dense64(X)
+    n_samples = X.shape[0]
+    flipped = np.asarray(flipped, dtype=np.intp)
+    Z = np.array(Z[:n_constraints], dtype=np.float64)
+    sign_sums = np.array(sign_sums[:n_constraints], dtype=np.float64)
+    members = np.asarray(constraints[flipped, :n_constraints], dtype=np.float64)
+    steps = 2.0 * np.asarray(signs, dtype=np.float64)[flipped] / n_samples
+    Z += (members * steps[:, None]).T @ X[flipped]
+    sign_sums += members.T @ steps
+    n_updates = int(members.sum())
+    return Z, sign_sums, Z @ Z.T, Z @ np.asarray(x_mean, dtype=np.float64), n_updates
+
+
+def most_violated(X, decision):
+    """Most violated constraint at ``decision`` and its statistics.
+
+    Twin of ``mmc._core._cpmmc.most_violated_{dense,sparse}``: returns
+    ``(c, z, violation, size, sign_sum)`` with ``c_i = |f_i| < 1`` (uint8),
+    ``z = (1/n) sum_i c_i s_i x_i``, ``violation = (1/n) sum_i c_i (1 - |f_i|)``,
+    ``size = (1/n) sum_i c_i`` and ``sign_sum = (1/n) sum_i c_i s_i``.
+    """
+    X = _dense64(X)
+    decision = np.asarray(decision, dtype=np.float64)
+    n_samples = X.shape[0]
+    c = (np.abs(decision) < 1.0).astype(np.uint8)
+    s = signs_of(decision).astype(np.float64)
+    z = (c * s) @ X / n_samples
+    violation = np.sum(c * (1.0 - np.abs(decision))) / n_samples
+    return c, z, violation, c.sum() / n_samples, np.sum(c * s) / n_samples
+
+
+def mean_margin_loss(decision):
+    """Mean hinge loss ``(1/n) sum_i max(0, 1 - |f_i|)`` (0 for no samples).
+
+    Twin of ``mmc._core._cpmmc.mean_margin_loss``.
+    """
+    decision = np.asarray(decision, dtype=np.float64)
+    if decision.size == 0:
+        return 0.0
+    return float(np.maximum(0.0, 1.0 - np.abs(decision)).mean())
+
+
+# --------------------------------------------------------------------------
+# mmc._core._common
+
+
+def max_affine(offsets, slopes, b):
+    """Helper: ``g(b) = max(0, max_k offsets[k] - slopes[k] * b)`` (vectorised in b).
+
+    The function that ``mmc._core._common.minimize_max_affine`` minimises.
+    """
+    b = np.asarray(b, dtype=np.float64)
+    offsets = np.asarray(offsets, dtype=np.float64).reshape((-1,) + (1,) * b.ndim)
+    slopes = np.asarray(slopes, dtype=np.float64).reshape(offsets.shape)
+    return np.maximum(0.0, (offsets - slopes * b).max(axis=0, initial=-np.inf))
+
+
+def minimize_max_affine(offsets, slopes, lower, upper, rtol=1e-12):
+    """Minimise ``g(b) = max(0, max_k offsets[k] - slopes[k] * b)`` on [lower, upper].
+
+    Twin of ``mmc._core._common.minimize_max_affine``; returns ``(b, g(b))``
+    with b the midpoint of the set of minimisers. g is convex and piecewise
+    linear, so its minimum on the interval is attained at a breakpoint (where
+    two lines cross, or a line crosses zero) or at an end, and the set of
+    minimisers is an interval whose ends are such points: evaluate g at all of
+    them (O(n_lines^2) points). ``rtol`` decides which candidates tie with the
+    minimum.
+    """
+    offsets = np.asarray(offsets, dtype=np.float64)
+    slopes = np.asarray(slopes, dtype=np.float64)
+    if offsets.size == 0:
+        return 0.5 * (lower + upper), 0.0
+    # Lines a_k - s_k b, plus the zero line of the outer max(0, .).
+    a = np.append(offsets, 0.0)
+    s = np.append(slopes, 0.0)
+    candidates = [lower, upper]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ds = np.subtract.outer(s, s)
+        crossings = np.subtract.outer(a, a) / ds  # a_k - s_k b = a_l - s_l b
+    candidates.extend(crossings[np.isfinite(crossings)])
+    candidates = np.asarray(candidates)
+    candidates = candidates[(candidates >= lower) & (candidates <= upper)]
+    values = max_affine(offsets, slopes, candidates)
+    best = values.min()
+    tie = values <= best + rtol * (1.0 + abs(best))
+    left, right = candidates[tie].min(), candidates[tie].max()
+    b = 0.5 * (left + right)
+    return b, float(max_affine(offsets, slopes, b))
