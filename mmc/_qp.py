@@ -8,10 +8,11 @@ done by the Cython kernels.
 quadprog (Goldfarb-Idnani) needs a strictly positive definite Hessian, whereas
 the Gram matrices of cutting-plane constraints are only semi-definite (two
 constraints can coincide, and there can be more constraints than features).
-:func:`solve_qp` adds a ridge relative to the scale of the Hessian, retries with
-a larger ridge when quadprog reports a failure, and falls back to SciPy's SLSQP
-as a last resort, so that a numerical accident never surfaces as a bare
-quadprog error.
+:func:`solve_qp` adds a ridge relative to the scale of the Hessian, checks the
+optimality conditions of what quadprog returns, retries with a larger ridge
+when quadprog fails or its answer does not pass the check, and falls back to
+SciPy's SLSQP as a last resort, so that a numerical accident never surfaces as
+a bare quadprog error or as a silently wrong solution.
 """
 
 import warnings
@@ -24,8 +25,11 @@ from sklearn.exceptions import ConvergenceWarning
 # Ridge added to the Hessian, relative to its mean diagonal; the retries
 # multiply it by _RIDGE_GROWTH.
 _RIDGE = 1e-10
-_RIDGE_GROWTH = 1e3
-_N_RIDGE_TRIES = 3
+_RIDGE_GROWTH = 1e2
+_N_RIDGE_TRIES = 4
+
+# Relative tolerance of the optimality check of a quadprog solution.
+_KKT_TOL = 1e-10
 
 
 class QPError(RuntimeError):
@@ -71,6 +75,7 @@ def solve_qp(hessian, linear, constraints, bounds, n_equalities=0):
     for _ in range(_N_RIDGE_TRIES):
         regularised = np.array(hessian, dtype=np.float64, order="F")
         regularised.flat[:: n_vars + 1] += ridge
+        ridge *= _RIDGE_GROWTH
         try:
             solution = quadprog.solve_qp(
                 regularised, linear, constraints, bounds, n_equalities
@@ -79,10 +84,75 @@ def solve_qp(hessian, linear, constraints, bounds, n_equalities=0):
             # "matrix G is not positive definite" or "constraints are
             # inconsistent": both come from rounding in nearly singular
             # problems, and a larger ridge resolves them.
-            ridge *= _RIDGE_GROWTH
             continue
-        return solution[0], solution[4]
+        x, multipliers = solution[0], solution[4]
+        # On nearly singular Hessians quadprog can return, without an error,
+        # a point that is inaccurate or even infeasible. Its active set is
+        # reliable though: solve the optimality conditions on it exactly, and
+        # accept only a point that passes them.
+        if _satisfies_kkt(regularised, linear, constraints, bounds, n_equalities,
+                          x, multipliers):  # fmt: skip
+            return x, multipliers
+        polished = _polish(hessian, linear, constraints, bounds, n_equalities,
+                           multipliers)  # fmt: skip
+        if polished is not None:
+            return polished
     return _solve_qp_slsqp(hessian, linear, constraints, bounds, n_equalities)
+
+
+def _polish(hessian, linear, constraints, bounds, n_equalities, multipliers):
+    """Solve the QP exactly on the active set that quadprog found.
+
+    The optimality conditions restricted to the constraints with a positive
+    multiplier (and the equalities) form a linear system,
+    ``H x - A_a m = linear, A_a' x = bounds_a``, solved by least squares so
+    that a singular H is fine. Returns ``(x, multipliers)`` if the solution
+    passes the optimality conditions of the full problem, else None.
+    """
+    n_vars = hessian.shape[0]
+    active = np.flatnonzero(multipliers > 0)
+    active = np.union1d(np.arange(n_equalities), active)
+    A = constraints[:, active]
+    system = np.zeros((n_vars + active.size, n_vars + active.size))
+    system[:n_vars, :n_vars] = hessian
+    system[:n_vars, n_vars:] = -A
+    system[n_vars:, :n_vars] = A.T
+    rhs = np.concatenate([linear, bounds[active]])
+    solution = np.linalg.lstsq(system, rhs, rcond=None)[0]
+    x = solution[:n_vars]
+    polished = np.zeros_like(multipliers)
+    polished[active] = solution[n_vars:]
+    if _satisfies_kkt(hessian, linear, constraints, bounds, n_equalities, x, polished):
+        return x, polished
+    return None
+
+
+def _satisfies_kkt(hessian, linear, constraints, bounds, n_equalities, x, multipliers):
+    """Whether ``(x, multipliers)`` solves the QP of :func:`solve_qp` accurately.
+
+    Checks primal feasibility, the signs of the inequality multipliers,
+    complementary slackness and stationarity ``Hx - linear = A multipliers``,
+    each relative to the magnitude of the terms involved.
+    """
+    slack = constraints.T @ x - bounds
+    size = 1.0 + np.abs(bounds).max(initial=0.0) + np.abs(constraints.T @ x).max(
+        initial=0.0
+    )
+    if np.any(slack[n_equalities:] < -_KKT_TOL * size):
+        return False
+    if np.any(np.abs(slack[:n_equalities]) > _KKT_TOL * size):
+        return False
+    inequality = multipliers[n_equalities:]
+    if np.any(inequality < -_KKT_TOL * (1.0 + np.abs(multipliers).max())):
+        return False
+    if np.any(np.abs(inequality * slack[n_equalities:]) > _KKT_TOL * size * (
+        1.0 + np.abs(multipliers).max()
+    )):  # fmt: skip
+        return False
+    gradient = hessian @ x - linear
+    residual = gradient - constraints @ multipliers
+    scale = 1.0 + np.abs(linear).max() + np.abs(hessian @ x).max()
+    return bool(np.abs(residual).max() <= _KKT_TOL * scale)
 
 
 def _solve_qp_slsqp(hessian, linear, constraints, bounds, n_equalities):

@@ -13,15 +13,12 @@ accepted only with a KKT certificate (feasibility, stationarity, non-negative
 multipliers from NNLS), so that it is exact to rounding and does not share any
 code or formulation with the dual.
 
-Known bug (see the tests marked ``xfail(strict=True)`` below, and the commit
-that added this file): :func:`mmc._qp.solve_qp` adds a ridge of only 1e-10 of
-the largest diagonal entry to a semi-definite Hessian and returns whatever
-quadprog answers, unchecked. When the Hessian is singular (more constraints
+quadprog alone is not accurate on singular Gram matrices (more constraints
 than features, which the cutting plane reaches quickly on low-dimensional
-data) quadprog's answer is off by up to ~3e-4 relative in the dual value on
-the ordinary instances below, by several percent when the Gram matrix is
-small next to the linear term, and ``sum(lam) <= C`` can be violated. quadprog
-raises no ValueError then, so neither the retries nor the fallback run.
+data): it can return, without an error, a dual off by 1e-4 relative or with
+``sum(lam) > C``. :func:`mmc._qp.solve_qp` therefore re-solves the optimality
+conditions on quadprog's active set and checks them; the tests on singular
+instances below hold it to the primal at 1e-6.
 """
 
 import warnings
@@ -34,11 +31,6 @@ from sklearn.exceptions import ConvergenceWarning
 import mmc._qp
 from mmc._qp import CPMMCDual, QPError, solve_qp
 
-_QP_BUG = (
-    "BUG in mmc._qp.solve_qp: with a singular Hessian the 1e-10 ridge leaves "
-    "quadprog inaccurate (even infeasible) without an error, and the result is "
-    "not checked; see the module docstring"
-)
 
 
 # --------------------------------------------------------------------------
@@ -217,12 +209,10 @@ def _singular_instances():
             yield f"{case}-{signs}", _instance(seed, signs=signs, **spec)
 
 
-@pytest.mark.xfail(strict=True, reason=_QP_BUG)
 def test_dual_matches_primal_more_constraints_than_features():
-    # BUG (strict xfail): the checks of test_dual_matches_primal, on 54
-    # instances with more constraints than features. 38 fail: the value is
-    # off by up to 3e-4 relative, w by up to 9e-6, and 24 have sum(lam) > C
-    # (by up to 1.5e-4 relative). Remove the mark once fixed.
+    # The checks of test_dual_matches_primal on 54 instances with more
+    # constraints than features (singular Gram matrices). quadprog's own
+    # answer failed 38 of them before solve_qp polished it.
     failures = []
     for name, (z, x_mean, sizes, sign_sums) in _singular_instances():
         gram, _ = _centred_gram(z, x_mean, sign_sums)
@@ -240,31 +230,11 @@ def test_dual_matches_primal_more_constraints_than_features():
 
 
 @pytest.mark.parametrize("class_balance", [0.0, 0.1])
-@pytest.mark.parametrize("C", [0.05, 1.0, 100.0])
-def test_dual_near_primal_more_constraints_than_features(C, class_balance):
-    # Guard while the bug above is open: on these instances the quadprog
-    # path is off by at most 3e-4 (value) and 9e-6 (w); a wrong sign or a
-    # lost term would be far outside these looser tolerances. Delete this test once
-    # test_dual_matches_primal_more_constraints_than_features passes.
-    for _, (z, x_mean, sizes, sign_sums) in _singular_instances():
-        gram, centred = _centred_gram(z, x_mean, sign_sums)
-        dual = CPMMCDual(C, class_balance)
-        lam = dual.solve(gram, sizes, sign_sums)
-        w, _, _, primal_value = _primal_optimum(
-            z, sizes, sign_sums, x_mean, C, class_balance
-        )
-        value = dual.value(lam, gram, sizes, sign_sums)
-        assert value == pytest.approx(primal_value, rel=2e-3)
-        assert np.abs(lam @ centred - w).max() <= 1e-4 * (1.0 + np.abs(w).max())
-        assert lam.sum() <= C * (1.0 + 1e-3)
-
-
-@pytest.mark.parametrize("class_balance", [0.0, 0.1])
 @pytest.mark.parametrize("case", list(REGULAR) + list(SINGULAR))
 def test_dual_with_the_slsqp_fallback_matches_primal(monkeypatch, case, class_balance):
     # With quadprog failing every time, the fallback solves the same dual QP,
     # accurately on singular Gram matrices too: the formulation is right,
-    # quadprog's numerics are what the bug above is about.
+    # the inaccuracy of quadprog alone is numerical.
     calls = []
 
     def failing_quadprog(*args):
@@ -287,11 +257,10 @@ def test_dual_with_the_slsqp_fallback_matches_primal(monkeypatch, case, class_ba
         )
 
 
-# Minimal reproduction of the bug: one feature, x_mean = 0, three constraints
+# The smallest singular case: one feature, x_mean = 0, three constraints
 # with z = scale * (1, 3, 1), sizes 0.8, sign_sums 0.5, C = 1,
 # class_balance = 0. The optimum puts all of C on the constraints with the
 # smallest |z|: sum(lam) = 1, value 0.8 - scale^2 / 2.
-@pytest.mark.xfail(strict=True, reason=_QP_BUG)
 @pytest.mark.parametrize("scale", [1e-2, 1e-3])
 def test_dual_singular_gram_minimal_reproduction(scale):
     z = scale * np.array([[1.0], [3.0], [1.0]])
@@ -299,15 +268,14 @@ def test_dual_singular_gram_minimal_reproduction(scale):
     gram = z @ z.T
     dual = CPMMCDual(C=1.0, class_balance=0.0)
     lam = dual.solve(gram, sizes, sign_sums)
-    # Observed: scale 1e-2 gives sum(lam) = 1.000488 (infeasible) and a value
-    # above the maximum; scale 1e-3 gives sum(lam) = 0.9375, value 0.75.
+    # quadprog alone gives sum(lam) = 1.000488 (infeasible) at scale 1e-2
+    # and sum(lam) = 0.9375, value 0.75 at scale 1e-3.
     assert lam.sum() <= 1.0 + 1e-9
     assert dual.value(lam, gram, sizes, sign_sums) == pytest.approx(
         0.8 - 0.5 * scale**2, rel=1e-9
     )
 
 
-@pytest.mark.xfail(strict=True, reason=_QP_BUG)
 @pytest.mark.parametrize("scale", [1e-2, 1e-3])
 def test_solve_qp_singular_hessian_minimal_reproduction(scale):
     # The same QP as above, handed to solve_qp directly:
