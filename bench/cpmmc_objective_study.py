@@ -80,9 +80,13 @@ def main():
         }
         worst = sorted(rows, key=lambda p: -rows[p]["lowest_objective_error"])[:4]
         report.append(
-            {"C": C, "class_balance": class_balance, "mean": summary,
-             "worst_pairs": {p: rows[p]["lowest_objective_error"] for p in worst},
-             "pairs": rows}
+            {
+                "C": C,
+                "class_balance": class_balance,
+                "mean": summary,
+                "worst_pairs": {p: rows[p]["lowest_objective_error"] for p in worst},
+                "pairs": rows,
+            }
         )
         print(
             f"C={C:g} class_balance={class_balance:g}: mean error of the lowest "

@@ -184,4 +184,3 @@ class _LinearDecisionMixin:
             ``labels_``.
         """
         return (self.decision_function(X) > 0).astype(np.intp)
-

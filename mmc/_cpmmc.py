@@ -475,11 +475,18 @@ class CPMMC(_LinearDecisionMixin, _BaseMMC):
             # 1/2 |w|^2 + (C / top_variance) loss has the minimisers of the
             # documented objective top_variance/2 |w|^2 + C loss.
             return _cpmmc_single(
-                X, x_mean, signs, C=self.C / top_variance, class_balance=self.class_balance,
-                epsilon=self.epsilon, tol=self.tol, max_iter=self.max_iter,
-                max_cccp_iter=self.max_cccp_iter, verbose=self.verbose,
+                X,
+                x_mean,
+                signs,
+                C=self.C / top_variance,
+                class_balance=self.class_balance,
+                epsilon=self.epsilon,
+                tol=self.tol,
+                max_iter=self.max_iter,
+                max_cccp_iter=self.max_cccp_iter,
+                verbose=self.verbose,
                 start=method,
-            )  # fmt: skip
+            )
 
         best, _ = best_of_restarts(run, starts, self.n_jobs)
         if not best.converged:

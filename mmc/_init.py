@@ -125,7 +125,6 @@ def principal_direction(X, x_mean, random_state):
     return direction / norm if norm > 0 else direction
 
 
-
 def _orthonormalise_columns(Q):
     """Orthonormalise the few columns of Q in place (Gram-Schmidt, twice).
 

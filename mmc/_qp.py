@@ -135,8 +135,10 @@ def _satisfies_kkt(hessian, linear, constraints, bounds, n_equalities, x, multip
     each relative to the magnitude of the terms involved.
     """
     slack = constraints.T @ x - bounds
-    size = 1.0 + np.abs(bounds).max(initial=0.0) + np.abs(constraints.T @ x).max(
-        initial=0.0
+    size = (
+        1.0
+        + np.abs(bounds).max(initial=0.0)
+        + np.abs(constraints.T @ x).max(initial=0.0)
     )
     if np.any(slack[n_equalities:] < -_KKT_TOL * size):
         return False

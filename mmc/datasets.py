@@ -104,8 +104,7 @@ def make_sparse_clusters(
         topic_size = min(1000, block)
     elif topic_size > block:
         raise ValueError(
-            f"topic_size={topic_size} cannot exceed n_features // n_clusters "
-            f"= {block}."
+            f"topic_size={topic_size} cannot exceed n_features // n_clusters = {block}."
         )
     rng = check_random_state(random_state)
     dtype = np.dtype(dtype)

@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _data import random_X
 from _reference import column_sums
 
 from mmc._core._common import column_sums_dense, column_sums_sparse
@@ -16,22 +17,12 @@ def _column_sums_kernel(X, out):
         column_sums_dense(X, out)
 
 
-def _make_X(rng, n_samples, n_features, dtype, sparse):
-    # Sparse pattern, values of mixed sign and magnitude so that a wrong index
-    # shows.
-    shape = (n_samples, n_features)
-    X = rng.normal(size=shape) * rng.choice([1.0, 1e3], size=shape)
-    X[rng.random(size=shape) < 0.7] = 0.0
-    X = X.astype(dtype)
-    return sp.csr_matrix(X) if sparse else X
-
-
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("shape", [(1, 1), (7, 3), (200, 17)])
 def test_column_sums_matches_reference(shape, dtype, sparse):
     rng = np.random.default_rng(0)
-    X = _make_X(rng, *shape, dtype, sparse)
+    X = random_X(rng, *shape, dtype, sparse)
     out = np.zeros(shape[1])
     _column_sums_kernel(X, out)
     # Accumulation is in float64 for both input dtypes.
@@ -41,7 +32,7 @@ def test_column_sums_matches_reference(shape, dtype, sparse):
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
 def test_column_sums_accumulates_into_out(sparse):
     rng = np.random.default_rng(1)
-    X = _make_X(rng, 30, 5, np.float64, sparse)
+    X = random_X(rng, 30, 5, np.float64, sparse)
     start = rng.normal(size=5)
     out = start.copy()
     _column_sums_kernel(X, out)
@@ -59,7 +50,7 @@ def test_column_sums_no_samples_leaves_out_alone(sparse):
 
 def test_column_sums_read_only_input():
     rng = np.random.default_rng(2)
-    X = _make_X(rng, 20, 6, np.float32, sparse=False)
+    X = random_X(rng, 20, 6, np.float32, sparse=False)
     X_csr = sp.csr_matrix(X)
     for a in (X, X_csr.data, X_csr.indices, X_csr.indptr):
         a.setflags(write=False)

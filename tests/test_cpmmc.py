@@ -197,7 +197,9 @@ def test_pickle_and_clone():
     est = CPMMC(random_state=0).fit(X)
     restored = pickle.loads(pickle.dumps(est))
     np.testing.assert_array_equal(restored.predict(X), est.labels_)
-    np.testing.assert_array_equal(restored.decision_function(X), est.decision_function(X))
+    np.testing.assert_array_equal(
+        restored.decision_function(X), est.decision_function(X)
+    )
     fresh = clone(est)
     assert not hasattr(fresh, "labels_")
     assert fresh.get_params() == est.get_params()

@@ -39,8 +39,8 @@ def _check(offsets, slopes, lower, upper, check_midpoint=True):
     offsets = np.ascontiguousarray(offsets, dtype=np.float64)
     slopes = np.ascontiguousarray(slopes, dtype=np.float64)
     b, value = kernel(offsets, slopes, lower, upper)
-    scale = 1.0 + np.abs(offsets).max() + np.abs(slopes).max() * max(
-        abs(lower), abs(upper)
+    scale = (
+        1.0 + np.abs(offsets).max() + np.abs(slopes).max() * max(abs(lower), abs(upper))
     )
     assert lower <= b <= upper
     # The reported value is g at the reported point...

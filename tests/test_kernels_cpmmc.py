@@ -11,6 +11,7 @@ against the reference computed from the same float32 values.
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _data import random_X
 from _reference import (
     apply_flips,
     constraint_statistics,
@@ -25,24 +26,6 @@ from mmc._core import _cpmmc
 RTOL = 1e-10
 
 SHAPES = [(1, 1), (1, 6), (12, 1), (40, 7), (150, 23)]
-
-
-def _make_X(rng, n_samples, n_features, dtype, sparse, density=0.5):
-    """Random X with mixed magnitudes; CSR gets explicit zeros and empty rows."""
-    shape = (n_samples, n_features)
-    X = rng.normal(size=shape) * rng.choice([0.1, 1.0, 10.0], size=shape)
-    X[rng.random(size=shape) > density] = 0.0
-    if n_samples > 2:
-        X[rng.integers(n_samples)] = 0.0  # an empty row
-    X = X.astype(dtype)
-    if not sparse:
-        return X
-    X = sp.csr_matrix(X)
-    X.indices = X.indices.astype(np.int32)
-    X.indptr = X.indptr.astype(np.int32)
-    if X.nnz:
-        X.data[rng.random(X.nnz) < 0.2] = 0.0  # explicit zeros stay stored
-    return X
 
 
 def _read_only(*arrays):
@@ -171,7 +154,7 @@ def _random_flips(rng, signs, fraction):
 def test_apply_flips_one_call_matches_reference(shape, dtype, sparse):
     rng = np.random.default_rng(shape[0] * 31 + shape[1])
     n_samples, n_features = shape
-    X = _make_X(rng, n_samples, n_features, dtype, sparse)
+    X = random_X(rng, n_samples, n_features, dtype, sparse)
     old_signs = rng.choice(np.array([-1, 1], dtype=np.int8), size=n_samples)
     state = _State(rng, X, n_constraints=5, capacity=8, signs=old_signs.copy())
     old = [a.copy() for a in state.used()]
@@ -194,9 +177,7 @@ def test_apply_flips_one_call_matches_reference(shape, dtype, sparse):
     assert n_updates == expected_updates > 0
     _assert_statistics_close(state.used(), expected)
     # The same state, recomputed from scratch at the new signs.
-    scratch = constraint_statistics(
-        X, state.constraints, 5, state.signs, state.x_mean
-    )
+    scratch = constraint_statistics(X, state.constraints, 5, state.signs, state.x_mean)
     _assert_statistics_close(state.used(), scratch)
     state.assert_sentinels_untouched()
 
@@ -207,7 +188,7 @@ def test_apply_flips_long_sequence_stays_exact(dtype, sparse):
     # Hundreds of incremental rank-one updates must not drift away from the
     # statistics recomputed from scratch, nor the gram from Z Z'.
     rng = np.random.default_rng(3)
-    X = _make_X(rng, 120, 9, dtype, sparse)
+    X = random_X(rng, 120, 9, dtype, sparse)
     signs = rng.choice(np.array([-1, 1], dtype=np.int8), size=120)
     state = _State(rng, X, n_constraints=6, capacity=6, signs=signs)
     flipped = np.empty(120, dtype=np.int32)
@@ -234,7 +215,7 @@ def test_apply_flips_long_sequence_stays_exact(dtype, sparse):
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
 def test_apply_flips_ignores_samples_outside_the_constraints(sparse):
     rng = np.random.default_rng(4)
-    X = _make_X(rng, 50, 4, np.float64, sparse)
+    X = random_X(rng, 50, 4, np.float64, sparse)
     signs = rng.choice(np.array([-1, 1], dtype=np.int8), size=50)
     state = _State(rng, X, n_constraints=3, capacity=5, signs=signs)
     # Samples that belong to no constraint in use, though some of them belong
@@ -253,7 +234,7 @@ def test_apply_flips_ignores_samples_outside_the_constraints(sparse):
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
 def test_apply_flips_reads_only_the_first_n_flipped(sparse):
     rng = np.random.default_rng(5)
-    X = _make_X(rng, 30, 5, np.float64, sparse)
+    X = random_X(rng, 30, 5, np.float64, sparse)
     signs = rng.choice(np.array([-1, 1], dtype=np.int8), size=30)
     state = _State(rng, X, n_constraints=4, capacity=4, signs=signs, membership=0.9)
     old = [a.copy() for a in state.used()]
@@ -316,7 +297,7 @@ def _decision_around_the_margin(rng, n_samples):
 def test_most_violated_matches_reference(shape, dtype, sparse):
     rng = np.random.default_rng(shape[0] * 7 + shape[1])
     n_samples, n_features = shape
-    X = _make_X(rng, n_samples, n_features, dtype, sparse)
+    X = random_X(rng, n_samples, n_features, dtype, sparse)
     decision = _decision_around_the_margin(rng, n_samples)
     if n_samples == 1:
         decision[0] = -0.25
@@ -370,7 +351,7 @@ def test_most_violated_hand_example():
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
 def test_most_violated_without_samples_inside_the_margin(sparse):
     rng = np.random.default_rng(6)
-    X = _make_X(rng, 20, 3, np.float64, sparse)
+    X = random_X(rng, 20, 3, np.float64, sparse)
     decision = rng.choice([-1.0, 1.0], size=20) * rng.uniform(1.0, 3.0, size=20)
     constraints = np.ones((20, 2), dtype=np.uint8)
     z = np.full(3, np.nan)
@@ -396,7 +377,7 @@ def test_most_violated_then_flips_keep_the_working_set_exact(sparse):
     # its row of Z Z' and Z x_mean, move, flip, update incrementally.
     rng = np.random.default_rng(7)
     n_samples, n_features, capacity = 90, 6, 6
-    X = _make_X(rng, n_samples, n_features, np.float64, sparse)
+    X = random_X(rng, n_samples, n_features, np.float64, sparse)
     x_mean = np.asarray(X.mean(axis=0)).ravel()
     decision = rng.normal(scale=0.8, size=n_samples)
     signs = signs_of(decision)

@@ -11,30 +11,12 @@ summation order; a plain rtol would be meaningless where the terms cancel.
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _data import random_X
 from _reference import decision_values
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mmc._core._linear import decision_values_dense, decision_values_sparse
-
-
-def _make_X(rng, n_samples, n_features, dtype, sparse, density=0.4):
-    """Random X with mixed magnitudes; CSR gets explicit zeros and empty rows."""
-    shape = (n_samples, n_features)
-    X = rng.normal(size=shape) * rng.choice([1e-2, 1.0, 1e3], size=shape)
-    X[rng.random(size=shape) > density] = 0.0
-    if n_samples > 2:
-        X[rng.integers(n_samples)] = 0.0  # an empty row
-    X = X.astype(dtype)
-    if not sparse:
-        return X
-    X = sp.csr_matrix(X)
-    X.indices = X.indices.astype(np.int32)
-    X.indptr = X.indptr.astype(np.int32)
-    if X.nnz:
-        # Explicit zeros stay stored and must contribute nothing.
-        X.data[rng.random(X.nnz) < 0.2] = 0.0
-    return X
 
 
 def _kernel(X, coef, intercept, out):
@@ -50,8 +32,8 @@ def _assert_matches_reference(out, X, coef, intercept, rtol=1e-12):
     bound = np.abs(dense.astype(np.float64)) @ np.abs(coef) + abs(intercept)
     expected = decision_values(X, coef, intercept)
     assert out.shape == expected.shape
-    assert np.all(np.abs(out - expected) <= rtol * bound + 1e-300), (
-        np.max(np.abs(out - expected) / (bound + 1e-300))
+    assert np.all(np.abs(out - expected) <= rtol * bound + 1e-300), np.max(
+        np.abs(out - expected) / (bound + 1e-300)
     )
 
 
@@ -65,7 +47,7 @@ def _assert_matches_reference(out, X, coef, intercept, rtol=1e-12):
 )
 def test_decision_values_match_reference(shape, dtype, sparse):
     rng = np.random.default_rng(sum(shape))
-    X = _make_X(rng, *shape, dtype, sparse)
+    X = random_X(rng, *shape, dtype, sparse)
     coef = rng.normal(size=shape[1]) * rng.choice([1e-3, 1.0, 1e2], size=shape[1])
     intercept = float(rng.normal())
     out = np.full(shape[0], np.nan)  # every entry must be overwritten
@@ -76,7 +58,7 @@ def test_decision_values_match_reference(shape, dtype, sparse):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_dense_and_sparse_twins_agree(dtype):
     rng = np.random.default_rng(1)
-    X = _make_X(rng, 70, 9, dtype, sparse=True)
+    X = random_X(rng, 70, 9, dtype, sparse=True)
     coef = rng.normal(size=9)
     out_dense, out_sparse = np.empty(70), np.empty(70)
     _kernel(X.toarray(), coef, -0.25, out_dense)
@@ -125,8 +107,8 @@ def test_no_samples(sparse):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_read_only_inputs(dtype):
     rng = np.random.default_rng(2)
-    X = _make_X(rng, 30, 6, dtype, sparse=False)
-    X_csr = _make_X(rng, 30, 6, dtype, sparse=True)
+    X = random_X(rng, 30, 6, dtype, sparse=False)
+    X_csr = random_X(rng, 30, 6, dtype, sparse=True)
     coef = rng.normal(size=6)
     for a in (X, X_csr.data, X_csr.indices, X_csr.indptr, coef):
         a.flags.writeable = False
@@ -150,7 +132,7 @@ def test_decision_values_property(
     n_samples, n_features, density, dtype, sparse, intercept, seed
 ):
     rng = np.random.default_rng(seed)
-    X = _make_X(rng, n_samples, n_features, dtype, sparse, density)
+    X = random_X(rng, n_samples, n_features, dtype, sparse, density)
     coef = rng.normal(size=n_features)
     out = np.full(n_samples, np.nan)
     _kernel(X, coef, intercept, out)

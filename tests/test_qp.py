@@ -31,8 +31,6 @@ from sklearn.exceptions import ConvergenceWarning
 import mmc._qp
 from mmc._qp import CPMMCDual, QPError, solve_qp
 
-
-
 # --------------------------------------------------------------------------
 # Independent solution of the primal
 

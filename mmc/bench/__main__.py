@@ -84,7 +84,8 @@ def _print_summary(results):
             f"{s['cpmmc_mean_error']:5.2f} {s['kmeans_mean_error']:8.2f}"
         )
         print(
-            f"  fit time CPMMC / KMeans(n_init=10): median {s['time_ratio_median']:.2f}, "
+            "  fit time CPMMC / KMeans(n_init=10): "
+            f"median {s['time_ratio_median']:.2f}, "
             f"max {s['time_ratio_max']:.2f}"
         )
     if "scaling" in results:
@@ -96,7 +97,10 @@ def _print_summary(results):
                 f"  {row['n_samples']:9d} {row['cpmmc_time']:9.3f} "
                 f"{row['kmeans_time']:9.3f} {row['cpmmc_peak_memory_over_data']:9.2f}"
             )
-        print(f"  log-log slope: CPMMC {sc['cpmmc_slope']:.2f}, KMeans {sc['kmeans_slope']:.2f}")
+        print(
+            f"  log-log slope: CPMMC {sc['cpmmc_slope']:.2f}, "
+            f"KMeans {sc['kmeans_slope']:.2f}"
+        )
 
 
 def main(argv=None):

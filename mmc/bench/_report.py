@@ -10,10 +10,11 @@ import numpy as np
 
 def environment():
     """Versions and hardware the measurements were taken on."""
+    from importlib.metadata import version
+
     import quadprog  # noqa: F401  (its version is in the package metadata)
     import scipy
     import sklearn
-    from importlib.metadata import version
 
     import mmc
 
@@ -59,7 +60,8 @@ def _digits_markdown(digits):
     lines += [
         "",
         f"* Mean error over {len(digits['pairs'])} pairs: CPMMC "
-        f"{summary['cpmmc_mean_error']:.2f}, KMeans {summary['kmeans_mean_error']:.2f}.",
+        f"{summary['cpmmc_mean_error']:.2f}, "
+        f"KMeans {summary['kmeans_mean_error']:.2f}.",
         f"* The paper's hard pairs: {hard}.",
         "* Pairs where CPMMC is more than 2 points worse than KMeans: "
         + (
@@ -77,8 +79,10 @@ def _digits_markdown(digits):
         "| | 3v8 | 1v7 | 2v7 | 8v9 | mean of 45 |",
         "|---|---|---|---|---|---|",
     ]
-    for name, key in (("CPMMC (tuned)", "paper_cpmmc_tuned_on_labels"),
-                      ("k-means", "paper_kmeans")):
+    for name, key in (
+        ("CPMMC (tuned)", "paper_cpmmc_tuned_on_labels"),
+        ("k-means", "paper_kmeans"),
+    ):
         values = summary[key]
         lines.append(
             f"| {name} | {values['3v8']} | {values['1v7']} | {values['2v7']} "
@@ -145,13 +149,16 @@ def plot_scaling(scaling, path):
     fig, ax = plt.subplots(figsize=(6, 4.5))
     for key, label in (("cpmmc", "CPMMC (n_init=1)"), ("kmeans", "KMeans (n_init=1)")):
         times = np.array([r[f"{key}_time"] for r in scaling["rows"]])
-        ax.loglog(sizes, times, "o-", label=f"{label}, slope {scaling[key + '_slope']:.2f}")
+        ax.loglog(
+            sizes, times, "o-", label=f"{label}, slope {scaling[key + '_slope']:.2f}"
+        )
     first = scaling["rows"][0]["cpmmc_time"]
     ax.loglog(sizes, first * sizes / sizes[0], "k--", linewidth=1, label="O(n)")
     ax.set_xlabel("number of samples n")
     ax.set_ylabel("fit time (s)")
     ax.set_title(
-        f"Sparse data, {scaling['rows'][0]['n_features']} features, 50 non-zeros per row"
+        f"Sparse data, {scaling['rows'][0]['n_features']} features, "
+        "50 non-zeros per row"
     )
     ax.grid(True, which="both", alpha=0.3)
     ax.legend()

@@ -1,0 +1,28 @@
+"""Random inputs shared by the kernel tests."""
+
+import numpy as np
+import scipy.sparse as sp
+
+
+def random_X(rng, n_samples, n_features, dtype, sparse, density=0.5,
+             scales=(1e-2, 1.0, 1e3)):  # fmt: skip
+    """Random X with values of mixed sign and magnitude, so a wrong index shows.
+
+    Each entry is kept with probability ``density`` and scaled by one of
+    ``scales``; one row is emptied. CSR output has int32 indices and some
+    explicit zeros, which stay stored and must contribute nothing.
+    """
+    shape = (n_samples, n_features)
+    X = rng.normal(size=shape) * rng.choice(scales, size=shape)
+    X[rng.random(size=shape) > density] = 0.0
+    if n_samples > 2:
+        X[rng.integers(n_samples)] = 0.0
+    X = X.astype(dtype)
+    if not sparse:
+        return X
+    X = sp.csr_matrix(X)
+    X.indices = X.indices.astype(np.int32)
+    X.indptr = X.indptr.astype(np.int32)
+    if X.nnz:
+        X.data[rng.random(X.nnz) < 0.2] = 0.0
+    return X
