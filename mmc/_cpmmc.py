@@ -328,7 +328,7 @@ class CPMMC(_LinearDecisionMixin, _BaseMMC):
         ``"auto"`` uses them in that order (then random directions). An array
         gives the initial cluster of each sample (two distinct values).
 
-    n_init : int, default=5
+    n_init : int, default=3
         Number of runs from different initial labellings.
 
     random_state : int, RandomState instance or None, default=None
@@ -366,6 +366,20 @@ class CPMMC(_LinearDecisionMixin, _BaseMMC):
 
     n_features_in_ : int
         Number of features seen during fit.
+
+    Notes
+    -----
+    The defaults were chosen by experiment (``bench/``): on the 45 digit
+    pairs of ``load_digits`` (features / 16), on ``load_breast_cancer``,
+    ``load_wine`` and ``load_iris`` (standardised, class pairs) and on sparse
+    text-like data, ``C=20`` with ``class_balance=0.03`` was as accurate as
+    any value tried and fast; larger C slows the cutting plane down (more
+    constraints) without a gain, and C=10 clusters 3 vs 8 less well. More
+    than 3 restarts changed no result on the digits for four seeds.
+
+    MMC can prefer a split that is not the one a user has in mind: on some
+    digit pairs a split by writing style has a larger margin than the split
+    by digit (``bench/cpmmc_digits.md``).
 
     See Also
     --------
@@ -409,7 +423,7 @@ class CPMMC(_LinearDecisionMixin, _BaseMMC):
         max_iter=100,
         max_cccp_iter=50,
         init="auto",
-        n_init=5,
+        n_init=3,
         random_state=None,
         n_jobs=None,
         verbose=0,

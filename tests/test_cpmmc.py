@@ -209,7 +209,7 @@ def test_initial_labels_as_array():
     X, y = _blobs(distance=6.0)
     est = CPMMC(init=y, n_init=1).fit(X)
     assert clustering_error(y, est.labels_) == 0.0
-    with pytest.warns(RuntimeWarning, match="n_init=5"):
+    with pytest.warns(RuntimeWarning, match="n_init=3"):
         CPMMC(init=y).fit(X)
     with pytest.raises(ValueError, match="shape"):
         CPMMC(init=y[:-1], n_init=1).fit(X)
