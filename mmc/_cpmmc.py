@@ -1,47 +1,24 @@
 """Cutting-plane maximum margin clustering (CPMMC) for two clusters."""
 
-import warnings
-from collections import namedtuple
-from numbers import Integral, Real
-
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import _fit_context
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval
 
-from mmc._base import (
-    _BaseMMC,
-    _LinearDecisionMixin,
-    best_of_restarts,
-    column_means,
-    decision_values,
-)
-from mmc._core._common import minimize_max_affine
 from mmc._core._cpmmc import (
     apply_flips_dense,
     apply_flips_sparse,
-    flip_signs,
     mean_margin_loss,
     most_violated_dense,
     most_violated_sparse,
 )
-from mmc._init import initial_signs, principal_component, start_methods
-from mmc._qp import CPMMCDual
-
-_MAX_INT = np.iinfo(np.int32).max
-
-RunResult = namedtuple(
-    "RunResult",
-    ["coef", "intercept", "objective", "n_iter", "n_constraints", "converged", "start"],
-)
+from mmc._cutting_plane import _BinaryCuttingPlane, grow_columns, grow_rows
 
 
-class _WorkingSet:
-    """Constraints of the cutting-plane solver and the statistics of each.
+class _SubsetConstraints:
+    """Working set of CPMMC: constraints that select subsets of the samples.
 
-    For constraint k (a 0/1 vector c_k over the samples) it keeps
+    Constraint k (eq. 3.12) is a 0/1 vector c_k over the samples and reads
+    ``xi >= sizes[k] - Z[k].w - sign_sums[k] b``. It keeps
     ``Z[k] = (1/n) sum_i c_ki s_i x_i``, ``sign_sums[k] = (1/n) sum_i c_ki s_i``
     and ``sizes[k] = (1/n) sum_i c_ki``, where s are the current signs, and
     the products ``ZZt = Z Z'`` and ``Z_mean = Z x_mean`` from which the Gram
@@ -67,19 +44,22 @@ class _WorkingSet:
 
     def _grow(self):
         capacity = 2 * self.constraints.shape[1]
-        k = self.size
-        constraints = np.zeros((self.constraints.shape[0], capacity), dtype=np.uint8)
-        constraints[:, :k] = self.constraints[:, :k]
-        self.constraints = constraints
-        # Z is the large one (capacity x n_features): growing its first axis
-        # in place lets the allocator extend the block instead of holding an
-        # old and a new copy at once. No view of it outlives a method call.
-        self.Z.resize((capacity, self.Z.shape[1]), refcheck=False)
-        for name in ("sizes", "sign_sums", "Z_mean", "_projections"):
-            getattr(self, name).resize(capacity, refcheck=False)
-        ZZt = np.zeros((capacity, capacity))
-        ZZt[:k, :k] = self.ZZt[:k, :k]
-        self.ZZt = ZZt
+        self.constraints = grow_columns(self.constraints, capacity)
+        self.ZZt = grow_columns(grow_rows(self.ZZt, capacity), capacity)
+        for name in ("Z", "sizes", "sign_sums", "Z_mean", "_projections"):
+            grow_rows(getattr(self, name), capacity)
+
+    @property
+    def offsets(self):
+        return self.sizes[: self.size]
+
+    @property
+    def slopes(self):
+        return self.sign_sums[: self.size]
+
+    def loss(self, decision):
+        """Mean hinge loss ``(1/n) sum_i max(0, 1 - |f_i|)``."""
+        return mean_margin_loss(decision)
 
     def add_most_violated(self, decision):
         """Append the most violated constraint at ``decision`` (eq. 3.12).
@@ -157,110 +137,7 @@ class _WorkingSet:
         return self.sizes[:k] - self.Z[:k] @ coef
 
 
-def _cpmmc_single(
-    X, x_mean, signs, *, C, class_balance, epsilon, tol, max_iter, max_cccp_iter,
-    verbose, start,
-):  # fmt: skip
-    """One run of CPMMC from an initial labelling.
-
-    Parameters
-    ----------
-    X : {ndarray, CSR matrix} of shape (n_samples, n_features)
-        Validated data.
-
-    x_mean : ndarray of shape (n_features,)
-        Mean of the rows of X.
-
-    signs : ndarray of shape (n_samples,), dtype=int8
-        Initial labelling (+1 / -1); modified in place.
-
-    C, class_balance, epsilon, tol, max_iter, max_cccp_iter, verbose
-        See :class:`CPMMC`.
-
-    start : str
-        Name of the initialisation, kept in the result for reporting.
-
-    Returns
-    -------
-    result : RunResult
-    """
-    n_samples, n_features = X.shape
-    working_set = _WorkingSet(X, x_mean, capacity=min(max_iter, 8))
-    dual = CPMMCDual(C, class_balance)
-    decision = np.empty(n_samples)
-    flipped = np.empty(n_samples, dtype=np.int32)
-    coef = np.zeros(n_features)
-    intercept = 0.0
-    xi = 0.0
-    converged = False
-
-    # The first constraint is the most violated one at w = 0, where every
-    # sample lies inside the margin; the initial labelling supplies the signs
-    # at which CCCP linearises it (any decision values of those signs and
-    # magnitude below 1 select the same constraint).
-    decision[:] = 0.5 * signs
-    for n_iter in range(1, max_iter + 1):
-        violation = working_set.add_most_violated(decision)
-        if n_iter > 1 and violation <= xi + epsilon:
-            converged = True
-            break
-        working_set.commit()
-
-        previous = np.inf
-        for _ in range(max_cccp_iter):
-            lam = dual.solve(
-                working_set.gram(),
-                working_set.sizes[: working_set.size],
-                working_set.sign_sums[: working_set.size],
-            )
-            coef = working_set.coef(lam)
-            # For fixed w the optimal b minimises the largest constraint
-            # violation over the interval allowed by the class balance.
-            centre = coef @ x_mean
-            intercept, _ = minimize_max_affine(
-                working_set.slack_terms(coef),
-                working_set.sign_sums[: working_set.size],
-                -class_balance - centre,
-                class_balance - centre,
-            )
-            decision_values(X, coef, intercept, out=decision)
-            n_flipped = flip_signs(decision, signs, flipped)
-            n_updates = working_set.apply_flips(signs, flipped, n_flipped)
-            # With the statistics at the new signs, the linearised constraints
-            # are exact, so this is the slack of problem (3.16) at (w, b).
-            xi = max(
-                0.0,
-                float(
-                    np.max(
-                        working_set.slack_terms(coef)
-                        - working_set.sign_sums[: working_set.size] * intercept
-                    )
-                ),
-            )
-            objective = 0.5 * coef @ coef + C * xi
-            if n_updates == 0 or previous - objective <= tol * objective:
-                break
-            previous = objective
-        if verbose > 1:
-            print(
-                f"[CPMMC {start}] iteration {n_iter}: {working_set.size} constraints, "
-                f"violation {violation:.5f}, slack {xi:.5f}"
-            )
-    else:
-        violation = mean_margin_loss(decision)
-
-    objective = 0.5 * coef @ coef + C * violation
-    if verbose:
-        print(
-            f"[CPMMC {start}] {'converged' if converged else 'stopped'} after "
-            f"{n_iter} iterations, objective {objective:.6f}"
-        )
-    return RunResult(
-        coef, intercept, objective, n_iter, working_set.size, converged, start
-    )
-
-
-class CPMMC(_LinearDecisionMixin, _BaseMMC):
+class CPMMC(_BinaryCuttingPlane):
     """Maximum margin clustering into two clusters by the cutting-plane method.
 
     CPMMC (Zhao, Wang and Zhang, 2008) looks for the hyperplane
@@ -404,16 +281,6 @@ class CPMMC(_LinearDecisionMixin, _BaseMMC):
     True
     """
 
-    _parameter_constraints: dict = {
-        **_BaseMMC._parameter_constraints,
-        "C": [Interval(Real, 0, None, closed="neither")],
-        "class_balance": [Interval(Real, 0, None, closed="left")],
-        "epsilon": [Interval(Real, 0, None, closed="neither")],
-        "tol": [Interval(Real, 0, None, closed="left")],
-        "max_iter": [Interval(Integral, 1, None, closed="left")],
-        "max_cccp_iter": [Interval(Integral, 1, None, closed="left")],
-    }
-
     def __init__(
         self,
         C=20.0,
@@ -457,75 +324,7 @@ class CPMMC(_LinearDecisionMixin, _BaseMMC):
         self : CPMMC
             The fitted estimator.
         """
-        X = self._validate_X(X, reset=True)
-        random_state = check_random_state(self.random_state)
-        x_mean = column_means(X)
-        principal, top_variance = principal_component(X, x_mean, random_state)
+        return self._fit(X)
 
-        if isinstance(self.init, str):
-            methods = start_methods(self.init, self.n_init)
-            seeds = random_state.randint(_MAX_INT, size=len(methods))
-            starts = list(zip(methods, seeds))
-        else:
-            labels = self._check_init_labels(X.shape[0])
-            if self.n_init != 1:
-                warnings.warn(
-                    f"Explicit initial labels given in init; performing only one "
-                    f"run instead of n_init={self.n_init}.",
-                    RuntimeWarning,
-                    stacklevel=2,
-                )
-            starts = [("array", labels)]
-
-        def run(start):
-            method, seed_or_labels = start
-            if method == "array":
-                signs = np.where(seed_or_labels == np.max(seed_or_labels), 1, -1)
-                signs = signs.astype(np.int8)
-            else:
-                signs = initial_signs(
-                    X, method, np.random.RandomState(seed_or_labels), principal
-                )
-            # 1/2 |w|^2 + (C / top_variance) loss has the minimisers of the
-            # documented objective top_variance/2 |w|^2 + C loss.
-            return _cpmmc_single(
-                X,
-                x_mean,
-                signs,
-                C=self.C / top_variance,
-                class_balance=self.class_balance,
-                epsilon=self.epsilon,
-                tol=self.tol,
-                max_iter=self.max_iter,
-                max_cccp_iter=self.max_cccp_iter,
-                verbose=self.verbose,
-                start=method,
-            )
-
-        best, _ = best_of_restarts(run, starts, self.n_jobs)
-        if not best.converged:
-            warnings.warn(
-                f"CPMMC did not converge within max_iter={self.max_iter} "
-                f"cutting-plane iterations; increase max_iter or epsilon.",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
-        decision = decision_values(X, best.coef, best.intercept)
-        # The problem is symmetric in (w, b) -> (-w, -b); name the clusters so
-        # that the first sample is in cluster 0, whichever start won.
-        orientation = -1.0 if decision[0] > 0 else 1.0
-        self.coef_ = orientation * best.coef
-        self.intercept_ = orientation * float(best.intercept)
-        self.objective_ = float(top_variance * best.objective)
-        self.n_iter_ = best.n_iter
-        self.n_constraints_ = best.n_constraints
-        self.labels_ = (orientation * decision > 0).astype(np.intp)
-        n_distinct = np.unique(self.labels_).size
-        if n_distinct < 2:
-            warnings.warn(
-                "CPMMC put every sample in one cluster: the data has no direction "
-                "along which it splits (for example, all samples are identical).",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
-        return self
+    def _make_working_set(self, X, x_mean, capacity):
+        return _SubsetConstraints(X, x_mean, capacity)

@@ -1,0 +1,268 @@
+"""The cutting-plane solver shared by the two-cluster estimators.
+
+CPMMC and MultivariateMMC solve problems of the same shape,
+
+    min_{w, b, xi}  1/2 |w|^2 + C xi
+    s.t.            xi >= offset_c - z_c.w - slope_c b   for every constraint c,
+                    |mean_i (w.x_i + b)| <= class_balance,
+
+with an exponential family of constraints that depend on the signs of the
+current decision values. They differ only in what a constraint is (a subset
+of the samples for CPMMC, a labelling for MultivariateMMC) and how the most
+violated one is found. The loop below -- add the most violated constraint,
+then run CCCP on the working set, each CCCP step being one small dual QP --
+is written once; each estimator supplies a *working set* object with
+
+* ``add_most_violated(decision)``: write the most violated constraint at the
+  decision values into the next slot and return its violation, which is also
+  the loss term of the MMC objective at those decision values;
+  ``commit()`` keeps it;
+* ``apply_flips(signs, flipped, n_flipped)``: update the statistics of every
+  constraint after the signs of ``flipped`` changed; returns the number of
+  updates (0: the linearised problem did not change);
+* ``gram()``, ``offsets``, ``slopes``, ``coef(lam)`` and ``slack_terms(coef)``:
+  the dual QP (see :class:`mmc._qp.CPMMCDual`) and its primal solution;
+* ``loss(decision)``: the loss term of the objective, ``size``: the number
+  of constraints.
+"""
+
+import warnings
+from collections import namedtuple
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval
+
+from mmc._base import (
+    _BaseMMC,
+    _LinearDecisionMixin,
+    best_of_restarts,
+    column_means,
+    decision_values,
+)
+from mmc._core._common import minimize_max_affine
+from mmc._core._cpmmc import flip_signs
+from mmc._init import initial_signs, principal_component, start_methods
+from mmc._qp import CPMMCDual
+
+_MAX_INT = np.iinfo(np.int32).max
+
+RunResult = namedtuple(
+    "RunResult",
+    ["coef", "intercept", "objective", "n_iter", "n_constraints", "converged", "start"],
+)
+
+
+def grow_rows(array, capacity):
+    """Grow the first axis of ``array`` to ``capacity`` rows, in place.
+
+    Growing in place lets the allocator extend the block rather than hold an
+    old and a new copy at once, which matters for the (capacity, n_features)
+    statistics of sparse data. No view of the array may outlive the call.
+    """
+    array.resize((capacity,) + array.shape[1:], refcheck=False)
+    return array
+
+
+def grow_columns(array, capacity):
+    """Copy of a (n_samples, k) array with ``capacity`` columns (zeros added)."""
+    grown = np.zeros((array.shape[0], capacity), dtype=array.dtype)
+    grown[:, : array.shape[1]] = array
+    return grown
+
+
+def cutting_plane_run(
+    X, x_mean, signs, working_set, *, C, class_balance, epsilon, tol, max_iter,
+    max_cccp_iter, verbose, start, name,
+):  # fmt: skip
+    """One run of the cutting-plane method from an initial labelling.
+
+    Parameters
+    ----------
+    X : {ndarray, CSR matrix} of shape (n_samples, n_features)
+        Validated data.
+
+    x_mean : ndarray of shape (n_features,)
+        Mean of the rows of X.
+
+    signs : ndarray of shape (n_samples,), dtype=int8
+        Initial labelling (+1 / -1); modified in place.
+
+    working_set : object
+        Empty working set of the estimator (see the module docstring).
+
+    C, class_balance, epsilon, tol, max_iter, max_cccp_iter, verbose
+        See the estimators; C here is already divided by the spread of X.
+
+    start, name : str
+        Names of the initialisation and of the estimator, for reporting.
+
+    Returns
+    -------
+    result : RunResult
+    """
+    n_samples, n_features = X.shape
+    dual = CPMMCDual(C, class_balance)
+    decision = np.empty(n_samples)
+    flipped = np.empty(n_samples, dtype=np.int32)
+    coef = np.zeros(n_features)
+    intercept = 0.0
+    xi = 0.0
+    converged = False
+
+    # The first constraint is the most violated one at w = 0, where every
+    # sample lies inside the margin; the initial labelling supplies the signs
+    # at which CCCP linearises it (decision values of those signs and of
+    # magnitude below 1 stand for w = 0 with that labelling).
+    decision[:] = 0.5 * signs
+    for n_iter in range(1, max_iter + 1):
+        violation = working_set.add_most_violated(decision)
+        if n_iter > 1 and violation <= xi + epsilon:
+            converged = True
+            break
+        working_set.commit()
+
+        previous = np.inf
+        for _ in range(max_cccp_iter):
+            lam = dual.solve(
+                working_set.gram(), working_set.offsets, working_set.slopes
+            )
+            coef = working_set.coef(lam)
+            # For fixed w the optimal b minimises the largest constraint
+            # violation over the interval allowed by the class balance.
+            centre = coef @ x_mean
+            intercept, _ = minimize_max_affine(
+                working_set.slack_terms(coef),
+                working_set.slopes,
+                -class_balance - centre,
+                class_balance - centre,
+            )
+            decision_values(X, coef, intercept, out=decision)
+            n_flipped = flip_signs(decision, signs, flipped)
+            n_updates = working_set.apply_flips(signs, flipped, n_flipped)
+            # With the statistics at the new signs the linearised constraints
+            # are exact, so this is the slack of the restricted problem at
+            # (w, b).
+            slack = working_set.slack_terms(coef) - working_set.slopes * intercept
+            xi = max(0.0, float(slack.max()))
+            objective = 0.5 * coef @ coef + C * xi
+            if n_updates == 0 or previous - objective <= tol * objective:
+                break
+            previous = objective
+        if verbose > 1:
+            print(
+                f"[{name} {start}] iteration {n_iter}: {working_set.size} "
+                f"constraints, violation {violation:.5f}, slack {xi:.5f}"
+            )
+    else:
+        violation = working_set.loss(decision)
+
+    objective = 0.5 * coef @ coef + C * violation
+    if verbose:
+        print(
+            f"[{name} {start}] {'converged' if converged else 'stopped'} after "
+            f"{n_iter} iterations, objective {objective:.6f}"
+        )
+    return RunResult(
+        coef, intercept, objective, n_iter, working_set.size, converged, start
+    )
+
+
+class _BinaryCuttingPlane(_LinearDecisionMixin, _BaseMMC):
+    """Fit of the two-cluster estimators solved by :func:`cutting_plane_run`.
+
+    Subclasses implement ``_make_working_set(X, x_mean, capacity)`` and may
+    extend the parameters; the objective they minimise is
+    ``s/2 |w|^2 + C * loss`` where ``s`` is the variance of X along its
+    principal direction and ``loss`` is the working set's loss.
+    """
+
+    _parameter_constraints: dict = {
+        **_BaseMMC._parameter_constraints,
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "class_balance": [Interval(Real, 0, None, closed="left")],
+        "epsilon": [Interval(Real, 0, None, closed="neither")],
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "max_cccp_iter": [Interval(Integral, 1, None, closed="left")],
+    }
+
+    def _fit(self, X):
+        """Validate X, run the restarts and set the fitted attributes."""
+        name = type(self).__name__
+        X = self._validate_X(X, reset=True)
+        random_state = check_random_state(self.random_state)
+        x_mean = column_means(X)
+        principal, top_variance = principal_component(X, x_mean, random_state)
+
+        if isinstance(self.init, str):
+            methods = start_methods(self.init, self.n_init)
+            seeds = random_state.randint(_MAX_INT, size=len(methods))
+            starts = list(zip(methods, seeds))
+        else:
+            labels = self._check_init_labels(X.shape[0])
+            if self.n_init != 1:
+                warnings.warn(
+                    f"Explicit initial labels given in init; performing only one "
+                    f"run instead of n_init={self.n_init}.",
+                    RuntimeWarning,
+                    stacklevel=4,
+                )
+            starts = [("array", labels)]
+
+        def run(start):
+            method, seed_or_labels = start
+            if method == "array":
+                signs = np.where(seed_or_labels == np.max(seed_or_labels), 1, -1)
+                signs = signs.astype(np.int8)
+            else:
+                signs = initial_signs(
+                    X, method, np.random.RandomState(seed_or_labels), principal
+                )
+            # 1/2 |w|^2 + (C / top_variance) loss has the minimisers of the
+            # documented objective top_variance/2 |w|^2 + C loss.
+            return cutting_plane_run(
+                X,
+                x_mean,
+                signs,
+                self._make_working_set(X, x_mean, min(self.max_iter, 8)),
+                C=self.C / top_variance,
+                class_balance=self.class_balance,
+                epsilon=self.epsilon,
+                tol=self.tol,
+                max_iter=self.max_iter,
+                max_cccp_iter=self.max_cccp_iter,
+                verbose=self.verbose,
+                start=method,
+                name=name,
+            )
+
+        best, _ = best_of_restarts(run, starts, self.n_jobs)
+        if not best.converged:
+            warnings.warn(
+                f"{name} did not converge within max_iter={self.max_iter} "
+                f"cutting-plane iterations; increase max_iter or epsilon.",
+                ConvergenceWarning,
+                stacklevel=4,
+            )
+        decision = decision_values(X, best.coef, best.intercept)
+        # The problem is symmetric in (w, b) -> (-w, -b); name the clusters so
+        # that the first sample is in cluster 0, whichever start won.
+        orientation = -1.0 if decision[0] > 0 else 1.0
+        self.coef_ = orientation * best.coef
+        self.intercept_ = orientation * float(best.intercept)
+        self.objective_ = float(top_variance * best.objective)
+        self.n_iter_ = best.n_iter
+        self.n_constraints_ = best.n_constraints
+        self.labels_ = (orientation * decision > 0).astype(np.intp)
+        if np.unique(self.labels_).size < 2:
+            warnings.warn(
+                f"{name} put every sample in one cluster: the data has no "
+                "direction along which it splits (for example, all samples are "
+                "identical).",
+                ConvergenceWarning,
+                stacklevel=4,
+            )
+        return self
