@@ -4,6 +4,8 @@ Public API
 ----------
 CPMMC
     Binary maximum margin clustering by the cutting-plane method.
+MultivariateMMC
+    Binary maximum margin clustering that optimises NMI, Rand index or F-beta.
 metrics
     Clustering scores: accuracy/error after the best matching of clusters to
     classes, NMI, Rand index and pair-counting F_beta.
@@ -11,12 +13,14 @@ metrics
 
 from mmc import metrics
 from mmc._cpmmc import CPMMC
+from mmc._multivariate import MultivariateMMC
 
 # Keep equal to `version` in pyproject.toml (tests/test_package.py checks).
 __version__ = "0.1.0"
 
 __all__ = [
     "CPMMC",
+    "MultivariateMMC",
     "__version__",
     "metrics",
 ]

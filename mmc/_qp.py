@@ -134,6 +134,59 @@ def _satisfies_kkt(hessian, linear, constraints, bounds, n_equalities, x, multip
     complementary slackness and stationarity ``Hx - linear = A multipliers``,
     each relative to the magnitude of the terms involved.
     """
+    values = constraints.T @ x
+    slack = values - bounds
+    size = _KKT_TOL * (1.0 + max(np.abs(bounds).max(), np.abs(values).max()))
+    mult_scale = 1.0 + np.abs(multipliers).max()
+    equality, inequality = slack[:n_equalities], slack[n_equalities:]
+    mult = multipliers[n_equalities:]
+    if (
+        inequality.min(initial=0.0) < -size
+        or np.abs(equality).max(initial=0.0) > size
+        or mult.min(initial=0.0) < -_KKT_TOL * mult_scale
+        or np.abs(mult * inequality).max(initial=0.0) > size * mult_scale
+    ):
+        return False
+    curvature = hessian @ x
+    residual = curvature - linear - constraints @ multipliers
+    scale = 1.0 + max(np.abs(linear).max(), np.abs(curvature).max())
+    return bool(np.abs(residual).max() <= _KKT_TOL * scale)
+
+
+def _polish(hessian, linear, constraints, bounds, n_equalities, multipliers):
+    """Solve the QP exactly on the active set that quadprog found.
+
+    The optimality conditions restricted to the constraints with a positive
+    multiplier (and the equalities) form a linear system,
+    ``H x - A_a m = linear, A_a' x = bounds_a``, solved by least squares so
+    that a singular H is fine. Returns ``(x, multipliers)`` if the solution
+    passes the optimality conditions of the full problem, else None.
+    """
+    n_vars = hessian.shape[0]
+    active = np.flatnonzero(multipliers > 0)
+    active = np.union1d(np.arange(n_equalities), active)
+    A = constraints[:, active]
+    system = np.zeros((n_vars + active.size, n_vars + active.size))
+    system[:n_vars, :n_vars] = hessian
+    system[:n_vars, n_vars:] = -A
+    system[n_vars:, :n_vars] = A.T
+    rhs = np.concatenate([linear, bounds[active]])
+    solution = np.linalg.lstsq(system, rhs, rcond=None)[0]
+    x = solution[:n_vars]
+    polished = np.zeros_like(multipliers)
+    polished[active] = solution[n_vars:]
+    if _satisfies_kkt(hessian, linear, constraints, bounds, n_equalities, x, polished):
+        return x, polished
+    return None
+
+
+def _satisfies_kkt(hessian, linear, constraints, bounds, n_equalities, x, multipliers):
+    """Whether ``(x, multipliers)`` solves the QP of :func:`solve_qp` accurately.
+
+    Checks primal feasibility, the signs of the inequality multipliers,
+    complementary slackness and stationarity ``Hx - linear = A multipliers``,
+    each relative to the magnitude of the terms involved.
+    """
     slack = constraints.T @ x - bounds
     size = (
         1.0
