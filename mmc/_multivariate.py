@@ -24,7 +24,12 @@ from mmc._core._multivariate import (
 )
 from mmc._cutting_plane import _BinaryCuttingPlane, grow_columns, grow_rows
 
-_LOSS_CODES = {"error": LOSS_ERROR, "nmi": LOSS_NMI, "rand": LOSS_RAND, "fbeta": LOSS_FBETA}
+_LOSS_CODES = {
+    "error": LOSS_ERROR,
+    "nmi": LOSS_NMI,
+    "rand": LOSS_RAND,
+    "fbeta": LOSS_FBETA,
+}
 
 
 class _LabellingConstraints:
