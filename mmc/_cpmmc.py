@@ -132,9 +132,8 @@ class _SubsetConstraints:
         return lam @ self.Z[:k] - (lam @ self.sign_sums[:k]) * self.x_mean
 
     def slack_terms(self, coef):
-        """``sizes - Z coef``: constraint k reads ``xi >= term_k - s_k b``."""
-        k = self.size
-        return self.sizes[:k] - self.Z[:k] @ coef
+        """``offsets - Z coef``: constraint k reads ``xi >= term_k - s_k b``."""
+        return self.offsets - self.Z[: self.size] @ coef
 
 
 class CPMMC(_BinaryCuttingPlane):

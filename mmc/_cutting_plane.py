@@ -176,8 +176,11 @@ class _BinaryCuttingPlane(_LinearDecisionMixin, _BaseMMC):
     Subclasses implement ``_make_working_set(X, x_mean, capacity)`` and may
     extend the parameters; the objective they minimise is
     ``s/2 |w|^2 + C * loss`` where ``s`` is the variance of X along its
-    principal direction and ``loss`` is the working set's loss.
+    principal direction and ``loss`` is the working set's loss divided by
+    ``_loss_scale`` (the units in which the working set reports violations).
     """
+
+    _loss_scale = 1.0
 
     _parameter_constraints: dict = {
         **_BaseMMC._parameter_constraints,
@@ -221,16 +224,17 @@ class _BinaryCuttingPlane(_LinearDecisionMixin, _BaseMMC):
                 signs = initial_signs(
                     X, method, np.random.RandomState(seed_or_labels), principal
                 )
-            # 1/2 |w|^2 + (C / top_variance) loss has the minimisers of the
-            # documented objective top_variance/2 |w|^2 + C loss.
+            # 1/2 |w|^2 + C / (top_variance scale) loss_ws has the minimisers
+            # of the documented objective top_variance/2 |w|^2 + C loss, where
+            # the working set reports loss_ws = scale * loss.
             return cutting_plane_run(
                 X,
                 x_mean,
                 signs,
                 self._make_working_set(X, x_mean, min(self.max_iter, 8)),
-                C=self.C / top_variance,
+                C=self.C / (top_variance * self._loss_scale),
                 class_balance=self.class_balance,
-                epsilon=self.epsilon,
+                epsilon=self.epsilon * self._loss_scale,
                 tol=self.tol,
                 max_iter=self.max_iter,
                 max_cccp_iter=self.max_cccp_iter,

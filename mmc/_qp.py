@@ -70,7 +70,15 @@ def solve_qp(hessian, linear, constraints, bounds, n_equalities=0):
         If no solver finds a solution.
     """
     n_vars = hessian.shape[0]
-    scale = max(float(hessian.diagonal().max(initial=0.0)), 1e-12)
+    # The ridge is relative to the larger of the curvature and the linear
+    # term: when the Hessian (nearly) vanishes the QP is an LP, and a ridge
+    # tiny next to the linear term sends quadprog's unconstrained start off
+    # to infinity.
+    scale = max(
+        float(hessian.diagonal().max(initial=0.0)),
+        float(np.abs(linear).max(initial=0.0)),
+        1e-300,
+    )
     ridge = _RIDGE * scale
     for _ in range(_N_RIDGE_TRIES):
         regularised = np.array(hessian, dtype=np.float64, order="F")

@@ -26,3 +26,18 @@ def random_X(rng, n_samples, n_features, dtype, sparse, density=0.5,
     if X.nnz:
         X.data[rng.random(X.nnz) < 0.2] = 0.0
     return X
+
+
+def two_blobs(n_per_cluster=60, n_features=5, distance=6.0, seed=0, dtype=np.float64):
+    """Two Gaussian clusters of unit variance, ``distance`` apart."""
+    rng = np.random.default_rng(seed)
+    centre = np.zeros(n_features)
+    centre[0] = distance / 2
+    X = np.vstack(
+        [
+            rng.normal(size=(n_per_cluster, n_features)) + centre,
+            rng.normal(size=(n_per_cluster, n_features)) - centre,
+        ]
+    ).astype(dtype)
+    y = np.repeat([0, 1], n_per_cluster)
+    return X, y

@@ -7,6 +7,8 @@ Test modules import it as ``_reference`` (pyproject.toml puts tests/ on
 pytest's pythonpath).
 """
 
+import functools
+
 import numpy as np
 import scipy.sparse as sp
 
@@ -180,3 +182,89 @@ def minimize_max_affine(offsets, slopes, lower, upper, rtol=1e-12):
     left, right = candidates[tie].min(), candidates[tie].max()
     b = 0.5 * (left + right)
     return b, float(max_affine(offsets, slopes, b))
+
+
+# --------------------------------------------------------------------------
+# MultivariateMMC (mmc/_core/_multivariate.pyx)
+
+
+def _table_labels(a, b, c, d):
+    """Labellings (s, y') of n = a + b + c + d samples with the given table.
+
+    Rows of the table are y' (+1 then -1), columns s (+1 then -1).
+    """
+    s = np.concatenate([np.ones(a), -np.ones(b), np.ones(c), -np.ones(d)])
+    y = np.concatenate([np.ones(a + b), -np.ones(c + d)])
+    return s, y
+
+
+@functools.lru_cache(maxsize=None)
+def table_loss(a, b, c, d, loss, beta=1.0):
+    """Loss of a contingency table, through the public scores of mmc.metrics.
+
+    Twin of ``mmc._core._multivariate.table_loss``: s is the reference
+    labelling, y' the prediction.
+    """
+    from mmc import metrics
+
+    s, y = _table_labels(a, b, c, d)
+    if loss == "error":
+        return 2.0 * (b + c) / (a + b + c + d)
+    if loss == "nmi":
+        return 1.0 - metrics.normalized_mutual_info(s, y)
+    if loss == "rand":
+        return 1.0 - metrics.rand_index(s, y)
+    return 1.0 - metrics.pairwise_fbeta(s, y, beta=beta)
+
+
+def most_violated_labelling(decision, loss, beta=1.0):
+    """Brute force over all 2**n labellings y' (eq. 18), for small n.
+
+    Twin of ``mmc._core._multivariate.most_violated_table`` (with the
+    sorting done by the estimator): returns the largest
+    ``loss(y', s) - (1/n) sum_i (|f_i| - y'_i f_i)`` with s = signs of f.
+    """
+    import itertools
+
+    decision = np.asarray(decision, dtype=np.float64)
+    n = decision.size
+    s = np.where(decision > 0, 1, -1)
+    best = -np.inf
+    for bits in itertools.product([1, -1], repeat=n):
+        y = np.array(bits)
+        a = int(np.sum((y == 1) & (s == 1)))
+        b = int(np.sum((y == 1) & (s == -1)))
+        c = int(np.sum((y == -1) & (s == 1)))
+        d = n - a - b - c
+        value = table_loss(a, b, c, d, loss, float(beta)) - np.mean(
+            np.abs(decision) - y * decision
+        )
+        best = max(best, value)
+    return best
+
+
+def signed_row_sum(X, labels):
+    """``(1/n) sum_i labels[i] x_i``.
+
+    Twin of ``mmc._core._multivariate.signed_row_sum_{dense,sparse}``.
+    """
+    X = _dense64(X)
+    return (np.asarray(labels, dtype=np.float64) @ X) / X.shape[0]
+
+
+def contingency_tables(labellings, signs):
+    """Helper: table (a, b, c, d) of each labelling column against the signs.
+
+    ``labellings`` holds 1 for +1 and 0 for -1.
+    """
+    y = np.where(np.asarray(labellings) > 0, 1, -1)
+    s = np.asarray(signs)[:, None]
+    return np.stack(
+        [
+            np.sum((y == 1) & (s == 1), axis=0),
+            np.sum((y == 1) & (s == -1), axis=0),
+            np.sum((y == -1) & (s == 1), axis=0),
+            np.sum((y == -1) & (s == -1), axis=0),
+        ],
+        axis=1,
+    )

@@ -1,61 +1,246 @@
-"""Tests of mmc._core._common against their NumPy twins in _reference.py."""
+"""Behaviour every estimator of mmc shares: API, input handling, invariances,
+determinism, errors. Each test runs once per estimator."""
+
+import pickle
+import warnings
 
 import numpy as np
 import pytest
-import scipy.sparse as sp
-from _data import random_X
-from _reference import column_sums
+from _data import two_blobs
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from mmc._core._common import column_sums_dense, column_sums_sparse
+from mmc import CPMMC, MultivariateMMC
+from mmc.datasets import make_sparse_clusters
+from mmc.metrics import clustering_error
 
-
-def _column_sums_kernel(X, out):
-    """Call the dense or the CSR kernel, as an estimator driver would."""
-    if sp.issparse(X):
-        column_sums_sparse(X.data, X.indices, X.indptr, out)
-    else:
-        column_sums_dense(X, out)
+ESTIMATORS = [CPMMC, MultivariateMMC]
 
 
-@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.fixture(params=ESTIMATORS, ids=lambda E: E.__name__)
+def Estimator(request):
+    return request.param
+
+
+@parametrize_with_checks([E(random_state=0) for E in ESTIMATORS])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+def test_separates_twotwo_blobs(Estimator):
+    X, y = two_blobs()
+    est = Estimator(random_state=0).fit(X)
+    assert clustering_error(y, est.labels_) == 0.0
+    assert est.labels_.dtype.kind == "i"
+    assert set(np.unique(est.labels_)) == {0, 1}
+    np.testing.assert_array_equal(est.predict(X), est.labels_)
+    np.testing.assert_array_equal(Estimator(random_state=0).fit_predict(X), est.labels_)
+    decision = est.decision_function(X)
+    assert decision.shape == (X.shape[0],)
+    np.testing.assert_array_equal(decision > 0, est.labels_ == 1)
+    assert est.coef_.shape == (X.shape[1],)
+    assert isinstance(est.intercept_, float)
+    assert est.n_iter_ >= 1 and est.n_constraints_ >= 1
+
+
+def test_predict_on_new_points_follows_the_hyperplane(Estimator):
+    X, y = two_blobs(seed=1)
+    X_new, y_new = two_blobs(seed=2)
+    est = Estimator(random_state=0).fit(X)
+    # The clusters of the new points are those of the training points they
+    # resemble: labels agree up to the naming of the clusters.
+    mapping = {y[i]: est.labels_[i] for i in range(len(y))}
+    assert len(set(mapping.values())) == 2
+    np.testing.assert_array_equal(est.predict(X_new), [mapping[c] for c in y_new])
+
+
+def test_same_random_state_same_result_and_different_seeds_run(Estimator):
+    X, _ = two_blobs(distance=2.0, seed=4)
+    a = Estimator(random_state=7).fit(X)
+    b = Estimator(random_state=7).fit(X)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+    assert a.objective_ == b.objective_
+    rng = np.random.RandomState(7)
+    c = Estimator(random_state=rng).fit(X)
+    np.testing.assert_array_equal(a.labels_, c.labels_)
+
+
+def test_threads_give_the_same_result_as_one(Estimator):
+    X, _ = two_blobs(distance=2.0, seed=5)
+    one = Estimator(random_state=0, n_jobs=1).fit(X)
+    two = Estimator(random_state=0, n_jobs=2).fit(X)
+    np.testing.assert_array_equal(one.labels_, two.labels_)
+    assert one.objective_ == two.objective_
+
+
+def test_sparse_with_int64_indices_and_explicit_zeros(Estimator):
+    X, _ = make_sparse_clusters(
+        n_samples=200, n_features=100, nnz_per_row=10, separation=0.5, random_state=1
+    )
+    reference = Estimator(random_state=0).fit(X)
+    X64 = X.copy()
+    X64.indices = X64.indices.astype(np.int64)
+    X64.indptr = X64.indptr.astype(np.int64)
+    np.testing.assert_array_equal(
+        Estimator(random_state=0).fit(X64).labels_, reference.labels_
+    )
+    X_zeros = X.copy()
+    X_zeros.data[::7] = 0.0  # explicit zeros stay stored
+    est = Estimator(random_state=0).fit(X_zeros)
+    np.testing.assert_array_equal(
+        est.labels_, Estimator(random_state=0).fit(X_zeros.toarray()).labels_
+    )
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("shape", [(1, 1), (7, 3), (200, 17)])
-def test_column_sums_matches_reference(shape, dtype, sparse):
+def test_dtypes_memory_orders_and_read_only_input(Estimator, dtype):
+    X, y = two_blobs(dtype=dtype)
+    reference = Estimator(random_state=0).fit(X)
+    assert clustering_error(y, reference.labels_) == 0.0
+    fortran = np.asfortranarray(X)
+    np.testing.assert_array_equal(
+        Estimator(random_state=0).fit(fortran).labels_, reference.labels_
+    )
+    read_only = X.copy()
+    read_only.flags.writeable = False
+    est = Estimator(random_state=0).fit(read_only)
+    np.testing.assert_array_equal(est.labels_, reference.labels_)
+    np.testing.assert_array_equal(est.predict(read_only), reference.labels_)
+    # Lists and integer arrays are accepted too.
+    as_list = Estimator(random_state=0).fit(X.tolist())
+    np.testing.assert_array_equal(as_list.labels_, reference.labels_)
+
+
+def test_invariant_to_scaling_and_translation(Estimator):
+    X, _ = two_blobs(distance=2.5, seed=9)
+    reference = Estimator(random_state=0).fit(X)
+    for transformed in (1e3 * X, 1e-3 * X, X + 50.0):
+        est = Estimator(random_state=0).fit(transformed)
+        assert clustering_error(reference.labels_, est.labels_) == 0.0
+    scaled = Estimator(random_state=0).fit(1e3 * X)
+    assert scaled.objective_ == pytest.approx(reference.objective_, rel=1e-5)
+
+
+def test_pickle_and_clone(Estimator):
+    X, _ = two_blobs()
+    est = Estimator(random_state=0).fit(X)
+    restored = pickle.loads(pickle.dumps(est))
+    np.testing.assert_array_equal(restored.predict(X), est.labels_)
+    np.testing.assert_array_equal(
+        restored.decision_function(X), est.decision_function(X)
+    )
+    fresh = clone(est)
+    assert not hasattr(fresh, "labels_")
+    assert fresh.get_params() == est.get_params()
+
+
+def test_initial_labels_as_array(Estimator):
+    X, y = two_blobs(distance=6.0)
+    est = Estimator(init=y, n_init=1).fit(X)
+    assert clustering_error(y, est.labels_) == 0.0
+    with pytest.warns(RuntimeWarning, match="n_init=3"):
+        Estimator(init=y).fit(X)
+    with pytest.raises(ValueError, match="shape"):
+        Estimator(init=y[:-1], n_init=1).fit(X)
+    with pytest.raises(ValueError, match="two distinct labels"):
+        Estimator(init=np.zeros(len(y)), n_init=1).fit(X)
+
+
+def test_iteration_limit_warns_and_still_labels(Estimator):
+    X, _ = two_blobs(distance=1.0, seed=10)
+    with pytest.warns(ConvergenceWarning, match="max_iter=1"):
+        est = Estimator(max_iter=1, random_state=0).fit(X)
+    assert est.n_iter_ == 1
+    assert set(np.unique(est.labels_)) <= {0, 1}
+    assert np.all(np.isfinite(est.decision_function(X)))
+
+
+def test_identical_samples_give_one_cluster_with_a_warning(Estimator):
+    X = np.ones((20, 3))
+    with pytest.warns(ConvergenceWarning, match="one cluster"):
+        est = Estimator(random_state=0).fit(X)
+    assert np.unique(est.labels_).size == 1
+    np.testing.assert_allclose(est.coef_, 0.0, atol=1e-12)
+
+
+def test_duplicated_rows_and_constant_features(Estimator):
+    X, y = two_blobs(distance=6.0)
+    X = np.hstack([X, np.full((X.shape[0], 2), 3.0)])
+    X = np.vstack([X, X])
+    y = np.concatenate([y, y])
+    est = Estimator(random_state=0).fit(X)
+    assert clustering_error(y, est.labels_) == 0.0
+    np.testing.assert_allclose(est.coef_[-2:], 0.0, atol=1e-10)
+
+
+def test_single_feature(Estimator):
     rng = np.random.default_rng(0)
-    X = random_X(rng, *shape, dtype, sparse)
-    out = np.zeros(shape[1])
-    _column_sums_kernel(X, out)
-    # Accumulation is in float64 for both input dtypes.
-    np.testing.assert_allclose(out, column_sums(X), rtol=1e-7, atol=1e-12)
+    X = np.concatenate([rng.normal(-4, 1, 50), rng.normal(4, 1, 50)])[:, None]
+    y = np.repeat([0, 1], 50)
+    est = Estimator(random_state=0).fit(X)
+    assert clustering_error(y, est.labels_) == 0.0
 
 
-@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
-def test_column_sums_accumulates_into_out(sparse):
-    rng = np.random.default_rng(1)
-    X = random_X(rng, 30, 5, np.float64, sparse)
-    start = rng.normal(size=5)
-    out = start.copy()
-    _column_sums_kernel(X, out)
-    np.testing.assert_allclose(out, start + column_sums(X), rtol=1e-7)
+@pytest.mark.parametrize(
+    "X, error, match",
+    [
+        (np.array([[0.0, 1.0], [np.nan, 2.0], [1.0, 1.0]]), ValueError, "NaN"),
+        (np.array([[0.0, 1.0], [np.inf, 2.0], [1.0, 1.0]]), ValueError, "infinity"),
+        (np.empty((0, 3)), ValueError, "0 sample"),
+        (np.ones((1, 3)), ValueError, "1 sample"),
+        (np.ones(5), ValueError, "2D array"),
+        (np.ones((4, 2, 2)), ValueError, "dim 3"),
+        (np.array([["a", "b"], ["c", "d"]]), ValueError, "convert string"),
+        (np.ones((3, 2)) + 1j, ValueError, "Complex"),
+    ],
+    ids=["nan", "inf", "empty", "one-sample", "1d", "3d", "strings", "complex"],
+)
+def test_bad_input_is_rejected_clearly(Estimator, X, error, match):
+    with pytest.raises(error, match=match):
+        Estimator(random_state=0).fit(X)
 
 
-@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
-def test_column_sums_no_samples_leaves_out_alone(sparse):
-    X = np.zeros((0, 4))
-    X = sp.csr_matrix(X) if sparse else X
-    out = np.arange(4.0)
-    _column_sums_kernel(X, out)
-    np.testing.assert_array_equal(out, np.arange(4.0))
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"C": 0}, "'C' parameter"),
+        ({"C": -1.0}, "'C' parameter"),
+        ({"C": "big"}, "'C' parameter"),
+        ({"class_balance": -0.1}, "'class_balance' parameter"),
+        ({"epsilon": 0}, "'epsilon' parameter"),
+        ({"tol": -1e-3}, "'tol' parameter"),
+        ({"max_iter": 0}, "'max_iter' parameter"),
+        ({"max_iter": 2.5}, "'max_iter' parameter"),
+        ({"max_cccp_iter": 0}, "'max_cccp_iter' parameter"),
+        ({"n_init": 0}, "'n_init' parameter"),
+        ({"init": "spectral"}, "'init' parameter"),
+        ({"n_jobs": "all"}, "'n_jobs' parameter"),
+        ({"verbose": -1}, "'verbose' parameter"),
+        ({"random_state": "seed"}, "'random_state' parameter"),
+    ],
+)
+def test_bad_parameters_are_rejected_at_fit(Estimator, params, match):
+    X, _ = two_blobs(n_per_cluster=5)
+    with pytest.raises(ValueError, match=match):
+        Estimator(**params).fit(X)
 
 
-def test_column_sums_read_only_input():
-    rng = np.random.default_rng(2)
-    X = random_X(rng, 20, 6, np.float32, sparse=False)
-    X_csr = sp.csr_matrix(X)
-    for a in (X, X_csr.data, X_csr.indices, X_csr.indptr):
-        a.setflags(write=False)
-    out_dense, out_sparse = np.zeros(6), np.zeros(6)
-    column_sums_dense(X, out_dense)
-    column_sums_sparse(X_csr.data, X_csr.indices, X_csr.indptr, out_sparse)
-    np.testing.assert_allclose(out_dense, column_sums(X), rtol=1e-7)
-    np.testing.assert_allclose(out_sparse, column_sums(X), rtol=1e-7)
+def test_predict_checks_fitted_and_features(Estimator):
+    X, _ = two_blobs()
+    est = Estimator(random_state=0)
+    with pytest.raises(Exception, match="not fitted"):
+        est.predict(X)
+    est.fit(X)
+    with pytest.raises(ValueError, match="features"):
+        est.predict(X[:, :-1])
+    with pytest.raises(ValueError, match="NaN"):
+        est.predict(np.full_like(X, np.nan))
+
+
+def test_no_warning_on_easy_data(Estimator):
+    X, _ = two_blobs()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Estimator(random_state=0).fit(X)

@@ -312,60 +312,12 @@ def most_violated_table(
     return best_c, row_b[best_c], best
 
 
-def update_tables(
-        const int[::1] flipped,                  # IN
-        int n_flipped,                           # IN
-        const signed char[::1] signs,            # IN, the new signs
-        const unsigned char[:, ::1] labellings,  # IN, (n, capacity), 1 for +1
-        Py_ssize_t n_constraints,                # IN
-        long[:, ::1] tables,                     # INOUT, (capacity, 4)
-):
-    """Update the contingency tables after the signs of ``flipped`` changed.
-
-    Parameters
-    ----------
-    flipped : ndarray of shape (>= n_flipped,), dtype=int32
-        Samples whose sign flipped.
-
-    n_flipped : int
-        Number of valid entries in ``flipped``.
-
-    signs : ndarray of shape (n_samples,), dtype=int8
-        The new signs.
-
-    labellings : ndarray of shape (n_samples, capacity), dtype=uint8
-        The labelling of each constraint (1 for +1, 0 for -1).
-
-    n_constraints : int
-        Number of labellings in use.
-
-    tables : ndarray of shape (capacity, 4), dtype=int64
-        Table (a, b, c, d) of each labelling against the signs.
-    """
-    cdef:
-        Py_ssize_t t, i, k
-        int up, down
-
-    with nogil:
-        for t in range(n_flipped):
-            i = flipped[t]
-            for k in range(n_constraints):
-                # Columns 0/1 (a, b) hold y' = +1, 2/3 (c, d) hold y' = -1;
-                # the even column is s = +1.
-                up = 0 if labellings[i, k] else 2
-                down = up + 1
-                if signs[i] < 0:
-                    up, down = down, up
-                tables[k, up] += 1
-                tables[k, down] -= 1
-
-
 def signed_row_sum_dense(
         const floating[:, ::1] X,        # IN
-        const signed char[::1] labels,   # IN, +1 / -1
+        const signed char[::1] labels,   # IN, -1 / 0 / +1
         double[::1] out,                 # OUT
 ):
-    """``out = (1/n) sum_i labels[i] x_i`` for a dense X.
+    """``out = (1/n) sum_i labels[i] x_i`` for a dense X (labels in {-1, 0, 1}).
 
     Parameters
     ----------
@@ -373,7 +325,7 @@ def signed_row_sum_dense(
         Input data, C-contiguous.
 
     labels : ndarray of shape (n_samples,), dtype=int8
-        +1 or -1 for each sample.
+        Weight of each sample: -1, 0 or +1.
 
     out : ndarray of shape (n_features,), dtype=float64
         Receives the signed mean of the rows.
@@ -398,7 +350,7 @@ def signed_row_sum_sparse(
         const floating[::1] X_data,      # IN
         const int[::1] X_indices,        # IN
         const int[::1] X_indptr,         # IN
-        const signed char[::1] labels,   # IN, +1 / -1
+        const signed char[::1] labels,   # IN, -1 / 0 / +1
         double[::1] out,                 # OUT
 ):
     """CSR twin of :func:`signed_row_sum_dense`.
@@ -426,84 +378,3 @@ def signed_row_sum_sparse(
                 out[X_indices[p]] += labels[i] * X_data[p]
         for j in range(out.shape[0]):
             out[j] /= n_samples
-
-
-def add_flipped_rows_dense(
-        const floating[:, ::1] X,       # IN
-        const int[::1] flipped,         # IN
-        int n_flipped,                  # IN
-        const signed char[::1] signs,   # IN, the new signs
-        double[::1] out,                # INOUT
-):
-    """``out += (2/n) s_i x_i`` for the flipped samples.
-
-    Keeps ``out = (1/n) sum_i s_i x_i`` current when the signs of
-    ``flipped`` changed to ``signs``.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features), dtype=floating
-        Input data, C-contiguous.
-
-    flipped : ndarray of shape (>= n_flipped,), dtype=int32
-        Samples whose sign flipped.
-
-    n_flipped : int
-        Number of valid entries in ``flipped``.
-
-    signs : ndarray of shape (n_samples,), dtype=int8
-        The new signs.
-
-    out : ndarray of shape (n_features,), dtype=float64
-        Updated in place.
-    """
-    cdef:
-        Py_ssize_t n_samples = X.shape[0]
-        Py_ssize_t n_features = X.shape[1]
-        Py_ssize_t t, i, j
-        double step
-
-    if n_samples == 0:
-        return
-    with nogil:
-        for t in range(n_flipped):
-            i = flipped[t]
-            step = 2.0 * signs[i] / n_samples
-            for j in range(n_features):
-                out[j] += step * X[i, j]
-
-
-def add_flipped_rows_sparse(
-        const floating[::1] X_data,     # IN
-        const int[::1] X_indices,       # IN
-        const int[::1] X_indptr,        # IN
-        const int[::1] flipped,         # IN
-        int n_flipped,                  # IN
-        const signed char[::1] signs,   # IN, the new signs
-        double[::1] out,                # INOUT
-):
-    """CSR twin of :func:`add_flipped_rows_dense`.
-
-    Parameters
-    ----------
-    X_data, X_indices, X_indptr : ndarrays
-        The ``data`` (dtype=floating), ``indices`` and ``indptr`` (dtype=int32)
-        arrays of the CSR matrix X of shape (n_samples, n_features).
-
-    flipped, n_flipped, signs, out
-        As in :func:`add_flipped_rows_dense`.
-    """
-    cdef:
-        Py_ssize_t n_samples = X_indptr.shape[0] - 1
-        Py_ssize_t t, i
-        int p
-        double step
-
-    if n_samples <= 0:
-        return
-    with nogil:
-        for t in range(n_flipped):
-            i = flipped[t]
-            step = 2.0 * signs[i] / n_samples
-            for p in range(X_indptr[i], X_indptr[i + 1]):
-                out[X_indices[p]] += step * X_data[p]
