@@ -34,6 +34,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
+from sklearn.utils.parallel import _get_threadpool_controller
 
 from mmc._base import (
     _BaseMMC,
@@ -243,7 +244,11 @@ class _BinaryCuttingPlane(_LinearDecisionMixin, _BaseMMC):
                 name=name,
             )
 
-        best, _ = best_of_restarts(run, starts, self.n_jobs)
+        # The dense algebra of a run is on matrices of a few dozen rows, where
+        # BLAS threads only add synchronisation (and oversubscribe the CPUs
+        # when restarts run on threads): one BLAS thread, as KMeans does.
+        with _get_threadpool_controller().limit(limits=1, user_api="blas"):
+            best, _ = best_of_restarts(run, starts, self.n_jobs)
         if not best.converged:
             warnings.warn(
                 f"{name} did not converge within max_iter={self.max_iter} "

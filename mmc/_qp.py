@@ -126,13 +126,25 @@ def _polish(hessian, linear, constraints, bounds, n_equalities, multipliers):
     system[:n_vars, n_vars:] = -A
     system[n_vars:, :n_vars] = A.T
     rhs = np.concatenate([linear, bounds[active]])
-    solution = np.linalg.lstsq(system, rhs, rcond=None)[0]
-    x = solution[:n_vars]
-    polished = np.zeros_like(multipliers)
-    polished[active] = solution[n_vars:]
-    if _satisfies_kkt(hessian, linear, constraints, bounds, n_equalities, x, polished):
-        return x, polished
+    # An LU solve is enough when the active constraints pin down the null
+    # space of H; least squares covers the singular systems.
+    for solve in (np.linalg.solve, _least_squares):
+        try:
+            solution = solve(system, rhs)
+        except np.linalg.LinAlgError:
+            continue
+        x = solution[:n_vars]
+        polished = np.zeros_like(multipliers)
+        polished[active] = solution[n_vars:]
+        if _satisfies_kkt(
+            hessian, linear, constraints, bounds, n_equalities, x, polished
+        ):
+            return x, polished
     return None
+
+
+def _least_squares(system, rhs):
+    return np.linalg.lstsq(system, rhs, rcond=None)[0]
 
 
 def _satisfies_kkt(hessian, linear, constraints, bounds, n_equalities, x, multipliers):
@@ -179,13 +191,25 @@ def _polish(hessian, linear, constraints, bounds, n_equalities, multipliers):
     system[:n_vars, n_vars:] = -A
     system[n_vars:, :n_vars] = A.T
     rhs = np.concatenate([linear, bounds[active]])
-    solution = np.linalg.lstsq(system, rhs, rcond=None)[0]
-    x = solution[:n_vars]
-    polished = np.zeros_like(multipliers)
-    polished[active] = solution[n_vars:]
-    if _satisfies_kkt(hessian, linear, constraints, bounds, n_equalities, x, polished):
-        return x, polished
+    # An LU solve is enough when the active constraints pin down the null
+    # space of H; least squares covers the singular systems.
+    for solve in (np.linalg.solve, _least_squares):
+        try:
+            solution = solve(system, rhs)
+        except np.linalg.LinAlgError:
+            continue
+        x = solution[:n_vars]
+        polished = np.zeros_like(multipliers)
+        polished[active] = solution[n_vars:]
+        if _satisfies_kkt(
+            hessian, linear, constraints, bounds, n_equalities, x, polished
+        ):
+            return x, polished
     return None
+
+
+def _least_squares(system, rhs):
+    return np.linalg.lstsq(system, rhs, rcond=None)[0]
 
 
 def _satisfies_kkt(hessian, linear, constraints, bounds, n_equalities, x, multipliers):
