@@ -9,6 +9,7 @@ import pytest
 
 import mmc
 import mmc._cpmmc
+import mmc._multivariate
 import mmc.datasets
 
 README = Path(__file__).resolve().parent.parent / "README.md"
@@ -27,13 +28,15 @@ def test_compiled_core_is_installed():
 
 
 def test_public_names_exist():
-    assert {"CPMMC", "__version__", "metrics"} <= set(mmc.__all__)
+    assert {"CPMMC", "MultivariateMMC", "__version__", "metrics"} <= set(mmc.__all__)
     for name in mmc.__all__:
         assert hasattr(mmc, name), name
 
 
 @pytest.mark.parametrize(
-    "module", [mmc.metrics, mmc._cpmmc, mmc.datasets], ids=lambda m: m.__name__
+    "module",
+    [mmc.metrics, mmc._cpmmc, mmc._multivariate, mmc.datasets],
+    ids=lambda m: m.__name__,
 )
 def test_docstring_examples(module):
     result = doctest.testmod(module)
