@@ -6,6 +6,7 @@ import sys
 import tempfile
 import time
 
+from mmc.bench import _multivariate as multivariate
 from mmc.bench._digits import digit_pairs
 from mmc.bench._report import (
     environment,
@@ -88,6 +89,19 @@ def _print_summary(results):
             f"median {s['time_ratio_median']:.2f}, "
             f"max {s['time_ratio_max']:.2f}"
         )
+    if "multivariate_digits" in results:
+        m = results["multivariate_digits"]["summary"]["mean"]
+        print(
+            f"  mean NMI: CPMMC {m['cpmmc_nmi']:.4f}, MultivariateMMC(nmi) "
+            f"{m['nmi_nmi']:.4f}, MultivariateMMC(rand) {m['rand_nmi']:.4f}"
+        )
+    if "multivariate_scan" in results:
+        scan = results["multivariate_scan"]
+        rates = ", ".join(
+            f"{loss} {row['tables_per_second']:.2e}"
+            for loss, row in scan["losses"].items()
+        )
+        print(f"Exact scan, n={scan['n_samples']} (tables/s): {rates}")
     if "scaling" in results:
         sc = results["scaling"]
         print("Sparse scaling (n_init=1):")
@@ -117,11 +131,21 @@ def main(argv=None):
         results["digits"] = digit_pairs(
             repeat=repeat, random_state=args.seed, progress=_progress("digit pairs")
         )
+        results["multivariate_digits"] = multivariate.digit_pairs(
+            repeat=repeat,
+            random_state=args.seed,
+            progress=_progress("digit pairs, MultivariateMMC"),
+        )
     if args.suite in ("all", "scaling"):
         results["scaling"] = sparse_scaling(
             quick=args.quick, repeat=repeat, random_state=args.seed,
             progress=_progress("scaling"),
         )  # fmt: skip
+        results["multivariate_scan"] = multivariate.scan_speed(
+            n_samples=5000 if args.quick else 20000,
+            repeat=repeat,
+            random_state=args.seed,
+        )
     results["seconds"] = time.perf_counter() - start
 
     # Write everything next to the destination first and move it in place at

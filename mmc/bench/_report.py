@@ -121,6 +121,64 @@ def _scaling_markdown(scaling, figure):
     return lines
 
 
+def _multivariate_digits_markdown(result):
+    mean = result["summary"]["mean"]
+    summary = result["summary"]
+    lines = [
+        "## MultivariateMMC on the digit pairs (default parameters)",
+        "",
+        "NMI and Rand index against the digits, for CPMMC and MultivariateMMC",
+        "with the NMI and the Rand losses, and fit time relative to CPMMC in",
+        f"the same run (median of {result['repeat']}).",
+        "",
+        "| pair | CPMMC NMI | Multi(nmi) NMI | Multi(rand) Rand "
+        "| Multi(nmi) time / CPMMC |",
+        "|---|---|---|---|---|",
+    ]
+    for pair in ("3v8", "1v7", "2v7", "8v9"):
+        row = result["pairs"].get(pair)
+        if row is None:
+            continue
+        lines.append(
+            f"| {pair} | {row['cpmmc_nmi']:.3f} | {row['nmi_nmi']:.3f} "
+            f"| {row['rand_rand']:.3f} | {row['nmi_time'] / row['cpmmc_time']:.2f} |"
+        )
+    lines += [
+        "",
+        f"* Mean NMI over {len(result['pairs'])} pairs: CPMMC "
+        f"{mean['cpmmc_nmi']:.4f}, MultivariateMMC(nmi) {mean['nmi_nmi']:.4f}, "
+        f"MultivariateMMC(rand) {mean['rand_nmi']:.4f}.",
+        "* Fit time MultivariateMMC(nmi) / CPMMC: median "
+        f"{summary['time_ratio_nmi_over_cpmmc_median']:.2f}, max "
+        f"{summary['time_ratio_nmi_over_cpmmc_max']:.2f}.",
+        "* For reference, the paper's MMC_multi (tuned with the labels): NMI "
+        + ", ".join(f"{p} {v}" for p, v in summary["paper_nmi_tuned_on_labels"].items())
+        + "; Rand "
+        + ", ".join(
+            f"{p} {v}" for p, v in summary["paper_rand_tuned_on_labels"].items()
+        )
+        + ".",
+    ]
+    return lines
+
+
+def _scan_markdown(scan):
+    lines = [
+        "## Exact scan over contingency tables (MultivariateMMC)",
+        "",
+        f"n = {scan['n_samples']} samples, {scan['n_tables']:.3g} tables, "
+        f"{scan['n_threads']} threads.",
+        "",
+        "| loss | seconds | tables / second |",
+        "|---|---|---|",
+    ]
+    for loss, row in scan["losses"].items():
+        lines.append(
+            f"| {loss} | {row['seconds']:.3f} | {row['tables_per_second']:.3g} |"
+        )
+    return lines
+
+
 def write_markdown(results, path, figures):
     lines = ["# mmc benchmark report", ""]
     env = results["environment"]
@@ -132,8 +190,12 @@ def write_markdown(results, path, figures):
     lines.append("")
     if "digits" in results:
         lines += _digits_markdown(results["digits"]) + [""]
+    if "multivariate_digits" in results:
+        lines += _multivariate_digits_markdown(results["multivariate_digits"]) + [""]
     if "scaling" in results:
         lines += _scaling_markdown(results["scaling"], figures["scaling"]) + [""]
+    if "multivariate_scan" in results:
+        lines += _scan_markdown(results["multivariate_scan"]) + [""]
     with open(path, "w") as f:
         f.write("\n".join(lines))
 
