@@ -151,6 +151,21 @@ def table_losses(
                                  tables[t, 3], loss, beta * beta, &xlogx[0])
 
 
+cdef inline double _concave_value(
+        Py_ssize_t b, Py_ssize_t a, Py_ssize_t c, Py_ssize_t n_pos,
+        Py_ssize_t n_neg, int loss, double scale, double base,
+        const double *neg_prefix, const double *side_terms, const double *row_terms,
+) noexcept nogil:
+    """Violation of table (a, b, c, d) for the error (0) or Rand (2) loss."""
+    cdef double n = n_pos + n_neg
+    if loss == 0:
+        return scale * (b + c - neg_prefix[b]) - base
+    # 1 - Rand = (true_pairs + pred_pairs - 2 both) / all pairs
+    return (_pairs(n_pos) + _pairs(n_neg) + row_terms[a + b]
+            - 2.0 * (_pairs(a) + _pairs(c) + side_terms[b])) / _pairs(n) \
+        - base - scale * neg_prefix[b]
+
+
 cdef inline void _scan_row(
         Py_ssize_t c, Py_ssize_t n_pos, Py_ssize_t n_neg, int loss, double beta2,
         const double *pos_prefix, const double *neg_prefix, const double *xlogx,
@@ -164,19 +179,31 @@ cdef inline void _scan_row(
     :func:`most_violated_table`), so the inner loop is a few loads and flops.
     """
     cdef:
-        Py_ssize_t b, a = n_pos - c
+        Py_ssize_t b, lo, hi, mid, a = n_pos - c
         double n = n_pos + n_neg
         double scale = 2.0 / n
         double base = scale * pos_prefix[c]
         double value, best = -1e300, nmi, constant, both, true_pairs
         Py_ssize_t arg = 0
 
-    if loss == 0:
-        for b in range(n_neg + 1):
-            value = scale * (b + c - neg_prefix[b]) - base
-            if value > best:
-                best = value
-                arg = b
+    if loss == 0 or (loss == 2 and n_pos + n_neg > 3):
+        # The error and Rand losses are concave quadratics in b and the
+        # prefix term is concave too (|f| sorted ascending), so the row is
+        # unimodal: binary search for the first b after which it decreases.
+        lo = 0
+        hi = n_neg
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if _concave_value(mid + 1, a, c, n_pos, n_neg, loss, scale, base,
+                              neg_prefix, side_terms, row_terms) \
+                    > _concave_value(mid, a, c, n_pos, n_neg, loss, scale, base,
+                                     neg_prefix, side_terms, row_terms):
+                lo = mid + 1
+            else:
+                hi = mid
+        best = _concave_value(lo, a, c, n_pos, n_neg, loss, scale, base,
+                              neg_prefix, side_terms, row_terms)
+        arg = lo
     elif loss == 1 and n_pos > 0 and n_neg > 0:
         constant = xlogx[a] + xlogx[c] + xlogx[<Py_ssize_t> n] - xlogx[n_pos] - xlogx[n_neg]
         for b in range(n_neg + 1):
@@ -189,20 +216,16 @@ cdef inline void _scan_row(
             if value > best:
                 best = value
                 arg = b
-    elif (loss == 2 or loss == 3) and n_pos + n_neg > 3:
+    elif loss == 3 and n_pos + n_neg > 3:
         true_pairs = _pairs(n_pos) + _pairs(n_neg)
         constant = _pairs(a) + _pairs(c)
         for b in range(n_neg + 1):
             both = constant + side_terms[b]
-            if loss == 2:
-                # 1 - Rand = (true_pairs + pred_pairs - 2 both) / all pairs
-                value = (true_pairs + row_terms[a + b] - 2.0 * both) / _pairs(n)
-            else:
-                # F_beta = (1 + beta^2) P R / (beta^2 P + R) with P = both /
-                # pred_pairs, R = both / true_pairs simplifies to this, which
-                # also gives the limit cases of mmc.metrics when n > 3.
-                value = 1.0 - (1.0 + beta2) * both / (
-                    beta2 * true_pairs + row_terms[a + b])
+            # F_beta = (1 + beta^2) P R / (beta^2 P + R) with P = both /
+            # pred_pairs, R = both / true_pairs simplifies to this, which
+            # also gives the limit cases of mmc.metrics when n > 3.
+            value = 1.0 - (1.0 + beta2) * both / (
+                beta2 * true_pairs + row_terms[a + b])
             value = value - base - scale * neg_prefix[b]
             if value > best:
                 best = value
@@ -235,7 +258,9 @@ def most_violated_table(
         loss(a, b, c, d) - (2/n) (pos_prefix[c] + neg_prefix[b])
 
     where ``pos_prefix[c]`` is the sum of the c smallest |f| on the positive
-    side (likewise ``neg_prefix``). Every (c, b) is evaluated with O(1) work.
+    side (likewise ``neg_prefix``). Every (c, b) is evaluated with O(1) work,
+    except for the error and Rand losses: there each row is a concave
+    function of b, searched by bisection, O(n log n) in all.
 
     Parameters
     ----------
