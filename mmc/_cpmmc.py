@@ -4,14 +4,18 @@ import numpy as np
 import scipy.sparse as sp
 from sklearn.base import _fit_context
 
+from mmc._base import decision_values
+from mmc._core._common import minimize_max_affine
 from mmc._core._cpmmc import (
     apply_flips_dense,
     apply_flips_sparse,
+    flip_signs,
     mean_margin_loss,
     most_violated_dense,
     most_violated_sparse,
 )
 from mmc._cutting_plane import _BinaryCuttingPlane, grow_columns, grow_rows
+from mmc._qp import CPMMCDual
 
 
 class _SubsetConstraints:
@@ -25,12 +29,22 @@ class _SubsetConstraints:
     matrix of the dual is assembled in O(k^2). Adding a constraint computes one
     new row of the products; a sign flip updates them by a rank-one correction
     in the kernel, at a cost independent of n_features.
+
+    It also holds the current iterate (w, b), its decision values and signs,
+    and implements the interface of :func:`mmc._cutting_plane.cutting_plane_run`.
     """
 
-    def __init__(self, X, x_mean, capacity):
+    def __init__(self, X, x_mean, capacity, C, class_balance):
         n_samples, n_features = X.shape
         self.X = X
         self.x_mean = x_mean
+        self.class_balance = class_balance
+        self.dual = CPMMCDual(C, class_balance)
+        self.coef = np.zeros(n_features)
+        self.intercept = 0.0
+        self.decision = np.empty(n_samples)
+        self.signs = None
+        self._flipped = np.empty(n_samples, dtype=np.int32)
         self.mean_sq_norm = float(x_mean @ x_mean)
         self.sparse = sp.issparse(X)
         self.size = 0
@@ -57,16 +71,58 @@ class _SubsetConstraints:
     def slopes(self):
         return self.sign_sums[: self.size]
 
-    def loss(self, decision):
-        """Mean hinge loss ``(1/n) sum_i max(0, 1 - |f_i|)``."""
-        return mean_margin_loss(decision)
+    def start(self, signs):
+        """Start from a labelling (+1 / -1, int8), modified in place later.
 
-    def add_most_violated(self, decision):
-        """Append the most violated constraint at ``decision`` (eq. 3.12).
+        The first constraint is then the most violated one at w = 0, where
+        every sample lies inside the margin, with the signs of the labelling:
+        decision values of those signs and of magnitude below 1 stand for it.
+        """
+        self.signs = signs
+        self.decision[:] = 0.5 * signs
+
+    def loss(self):
+        """Mean hinge loss ``(1/n) sum_i max(0, 1 - |f_i|)`` at the iterate."""
+        return mean_margin_loss(self.decision)
+
+    def squared_norm(self):
+        return float(self.coef @ self.coef)
+
+    def solution(self):
+        return self.coef, self.intercept
+
+    def solve(self):
+        """Solve the dual QP and recover (w, b)."""
+        lam = self.dual.solve(self.gram(), self.offsets, self.slopes)
+        self.coef = self.coef_from(lam)
+        # For fixed w the optimal b minimises the largest constraint
+        # violation over the interval allowed by the class balance.
+        centre = self.coef @ self.x_mean
+        self.intercept, _ = minimize_max_affine(
+            self.slack_terms(self.coef),
+            self.slopes,
+            -self.class_balance - centre,
+            self.class_balance - centre,
+        )
+
+    def update(self):
+        """Decision values and signs at the new (w, b); update the statistics."""
+        decision_values(self.X, self.coef, self.intercept, out=self.decision)
+        n_flipped = flip_signs(self.decision, self.signs, self._flipped)
+        return self.apply_flips(self.signs, self._flipped, n_flipped)
+
+    def slack(self):
+        """Slack of the restricted problem at (w, b)."""
+        slack = self.slack_terms(self.coef) - self.slopes * self.intercept
+        return max(0.0, float(slack.max()))
+
+    def add_most_violated(self):
+        """Append the most violated constraint at the iterate (eq. 3.12).
 
         Returns the violation ``(1/n) sum_i max(0, 1 - |f_i|)``. The caller
         decides whether to keep the constraint: :meth:`commit` does.
         """
+        decision = self.decision
         if self.size == self.constraints.shape[1]:
             self._grow()
         k = self.size
@@ -126,7 +182,7 @@ class _SubsetConstraints:
         gram -= cross.T
         return gram
 
-    def coef(self, lam):
+    def coef_from(self, lam):
         """Primal ``w = sum_k lam_k (z_k - s_k x_mean)`` of a dual solution."""
         k = self.size
         return lam @ self.Z[:k] - (lam @ self.sign_sums[:k]) * self.x_mean
@@ -325,5 +381,5 @@ class CPMMC(_BinaryCuttingPlane):
         """
         return self._fit(X)
 
-    def _make_working_set(self, X, x_mean, capacity):
-        return _SubsetConstraints(X, x_mean, capacity)
+    def _make_working_set(self, X, x_mean, capacity, C, class_balance):
+        return _SubsetConstraints(X, x_mean, capacity, C, class_balance)

@@ -11,19 +11,23 @@ current decision values. They differ only in what a constraint is (a subset
 of the samples for CPMMC, a labelling for MultivariateMMC) and how the most
 violated one is found. The loop below -- add the most violated constraint,
 then run CCCP on the working set, each CCCP step being one small dual QP --
-is written once; each estimator supplies a *working set* object with
+is written once (CPM3C uses it too, with its multiclass constraints); each
+estimator supplies a *working set* object with
 
-* ``add_most_violated(decision)``: write the most violated constraint at the
-  decision values into the next slot and return its violation, which is also
-  the loss term of the MMC objective at those decision values;
-  ``commit()`` keeps it;
-* ``apply_flips(signs, flipped, n_flipped)``: update the statistics of every
-  constraint after the signs of ``flipped`` changed; returns the number of
-  updates (0: the linearised problem did not change);
-* ``gram()``, ``offsets``, ``slopes``, ``coef(lam)`` and ``slack_terms(coef)``:
-  the dual QP (see :class:`mmc._qp.CPMMCDual`) and its primal solution;
-* ``loss(decision)``: the loss term of the objective, ``size``: the number
-  of constraints.
+* ``start(initial)``: set the current assignment from an initial labelling;
+* ``add_most_violated()``: write the most violated constraint at the current
+  iterate into the next slot and return its violation, which is also the
+  loss term of the MMC objective there; ``commit()`` keeps it;
+* ``solve()``: solve the dual QP of the working set and recover the primal
+  iterate; ``update()``: recompute the assignment at the new iterate and the
+  statistics of every constraint, returning the number of updates (0: the
+  linearised problem did not change);
+* ``slack()``, ``squared_norm()``, ``loss()``: the slack of the restricted
+  problem, ``|w|^2`` and the loss term at the current iterate;
+* ``solution()``: ``(coef, intercept)``; ``size``: the number of constraints.
+
+The subset working set of :mod:`mmc._cpmmc` and the multiclass one of
+:mod:`mmc._cpm3c` implement it.
 """
 
 import warnings
@@ -43,10 +47,7 @@ from mmc._base import (
     column_means,
     decision_values,
 )
-from mmc._core._common import minimize_max_affine
-from mmc._core._cpmmc import flip_signs
 from mmc._init import initial_signs, principal_component, start_methods
-from mmc._qp import CPMMCDual
 
 _MAX_INT = np.iinfo(np.int32).max
 
@@ -75,27 +76,19 @@ def grow_columns(array, capacity):
 
 
 def cutting_plane_run(
-    X, x_mean, signs, working_set, *, C, class_balance, epsilon, tol, max_iter,
-    max_cccp_iter, verbose, start, name,
-):  # fmt: skip
-    """One run of the cutting-plane method from an initial labelling.
+    working_set, *, C, epsilon, tol, max_iter, max_cccp_iter, verbose, start, name
+):
+    """One run of the cutting-plane method from a started working set.
 
     Parameters
     ----------
-    X : {ndarray, CSR matrix} of shape (n_samples, n_features)
-        Validated data.
-
-    x_mean : ndarray of shape (n_features,)
-        Mean of the rows of X.
-
-    signs : ndarray of shape (n_samples,), dtype=int8
-        Initial labelling (+1 / -1); modified in place.
-
     working_set : object
-        Empty working set of the estimator (see the module docstring).
+        Working set of the estimator, already started from an initial
+        labelling (see the module docstring).
 
-    C, class_balance, epsilon, tol, max_iter, max_cccp_iter, verbose
-        See the estimators; C here is already divided by the spread of X.
+    C, epsilon, tol, max_iter, max_cccp_iter, verbose
+        See the estimators; C and epsilon here are in the units of the
+        working set (C already divided by the spread of X).
 
     start, name : str
         Names of the initialisation and of the estimator, for reporting.
@@ -104,22 +97,10 @@ def cutting_plane_run(
     -------
     result : RunResult
     """
-    n_samples, n_features = X.shape
-    dual = CPMMCDual(C, class_balance)
-    decision = np.empty(n_samples)
-    flipped = np.empty(n_samples, dtype=np.int32)
-    coef = np.zeros(n_features)
-    intercept = 0.0
     xi = 0.0
     converged = False
-
-    # The first constraint is the most violated one at w = 0, where every
-    # sample lies inside the margin; the initial labelling supplies the signs
-    # at which CCCP linearises it (decision values of those signs and of
-    # magnitude below 1 stand for w = 0 with that labelling).
-    decision[:] = 0.5 * signs
     for n_iter in range(1, max_iter + 1):
-        violation = working_set.add_most_violated(decision)
+        violation = working_set.add_most_violated()
         if n_iter > 1 and violation <= xi + epsilon:
             converged = True
             break
@@ -127,28 +108,13 @@ def cutting_plane_run(
 
         previous = np.inf
         for _ in range(max_cccp_iter):
-            lam = dual.solve(
-                working_set.gram(), working_set.offsets, working_set.slopes
-            )
-            coef = working_set.coef(lam)
-            # For fixed w the optimal b minimises the largest constraint
-            # violation over the interval allowed by the class balance.
-            centre = coef @ x_mean
-            intercept, _ = minimize_max_affine(
-                working_set.slack_terms(coef),
-                working_set.slopes,
-                -class_balance - centre,
-                class_balance - centre,
-            )
-            decision_values(X, coef, intercept, out=decision)
-            n_flipped = flip_signs(decision, signs, flipped)
-            n_updates = working_set.apply_flips(signs, flipped, n_flipped)
-            # With the statistics at the new signs the linearised constraints
-            # are exact, so this is the slack of the restricted problem at
-            # (w, b).
-            slack = working_set.slack_terms(coef) - working_set.slopes * intercept
-            xi = max(0.0, float(slack.max()))
-            objective = 0.5 * coef @ coef + C * xi
+            working_set.solve()
+            n_updates = working_set.update()
+            # With the statistics at the new assignments the linearised
+            # constraints are exact, so this is the slack of the restricted
+            # problem at the new iterate.
+            xi = working_set.slack()
+            objective = 0.5 * working_set.squared_norm() + C * xi
             if n_updates == 0 or previous - objective <= tol * objective:
                 break
             previous = objective
@@ -158,14 +124,15 @@ def cutting_plane_run(
                 f"constraints, violation {violation:.5f}, slack {xi:.5f}"
             )
     else:
-        violation = working_set.loss(decision)
+        violation = working_set.loss()
 
-    objective = 0.5 * coef @ coef + C * violation
+    objective = 0.5 * working_set.squared_norm() + C * violation
     if verbose:
         print(
             f"[{name} {start}] {'converged' if converged else 'stopped'} after "
             f"{n_iter} iterations, objective {objective:.6f}"
         )
+    coef, intercept = working_set.solution()
     return RunResult(
         coef, intercept, objective, n_iter, working_set.size, converged, start
     )
@@ -174,7 +141,8 @@ def cutting_plane_run(
 class _BinaryCuttingPlane(_LinearDecisionMixin, _BaseMMC):
     """Fit of the two-cluster estimators solved by :func:`cutting_plane_run`.
 
-    Subclasses implement ``_make_working_set(X, x_mean, capacity)`` and may
+    Subclasses implement ``_make_working_set(X, x_mean, capacity, C,
+    class_balance)`` and may
     extend the parameters; the objective they minimise is
     ``s/2 |w|^2 + C * loss`` where ``s`` is the variance of X along its
     principal direction and ``loss`` is the working set's loss divided by
@@ -228,13 +196,14 @@ class _BinaryCuttingPlane(_LinearDecisionMixin, _BaseMMC):
             # 1/2 |w|^2 + C / (top_variance scale) loss_ws has the minimisers
             # of the documented objective top_variance/2 |w|^2 + C loss, where
             # the working set reports loss_ws = scale * loss.
+            C = self.C / (top_variance * self._loss_scale)
+            working_set = self._make_working_set(
+                X, x_mean, min(self.max_iter, 8), C, self.class_balance
+            )
+            working_set.start(signs)
             return cutting_plane_run(
-                X,
-                x_mean,
-                signs,
-                self._make_working_set(X, x_mean, min(self.max_iter, 8)),
-                C=self.C / (top_variance * self._loss_scale),
-                class_balance=self.class_balance,
+                working_set,
+                C=C,
                 epsilon=self.epsilon * self._loss_scale,
                 tol=self.tol,
                 max_iter=self.max_iter,

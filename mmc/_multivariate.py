@@ -51,8 +51,8 @@ class _RelabellingConstraints(_SubsetConstraints):
     units of the subset constraints (see ``MultivariateMMC._loss_scale``).
     """
 
-    def __init__(self, X, x_mean, capacity, loss, beta, n_threads):
-        super().__init__(X, x_mean, capacity)
+    def __init__(self, X, x_mean, capacity, C, class_balance, loss, beta, n_threads):
+        super().__init__(X, x_mean, capacity, C, class_balance)
         self.loss_code = _LOSS_CODES[loss]
         self.beta = beta
         self.n_threads = n_threads
@@ -106,8 +106,9 @@ class _RelabellingConstraints(_SubsetConstraints):
             tables, self.loss_code, self.beta, self.xlogx, self.losses[k_slice]
         )
 
-    def add_most_violated(self, decision):
-        """Append the most violated relabelling at ``decision`` (eq. 18)."""
+    def add_most_violated(self):
+        """Append the most violated relabelling at the iterate (eq. 18)."""
+        decision = self.decision
         if self.size == self.constraints.shape[1]:
             self._grow()
         k = self.size
@@ -139,8 +140,8 @@ class _RelabellingConstraints(_SubsetConstraints):
     def offsets(self):
         return 0.5 * self.losses[: self.size]
 
-    def loss(self, decision):
-        return 0.5 * self._most_violated(decision)[2]
+    def loss(self):
+        return 0.5 * self._most_violated(self.decision)[2]
 
 
 class MultivariateMMC(_BinaryCuttingPlane):
@@ -338,8 +339,8 @@ class MultivariateMMC(_BinaryCuttingPlane):
         """
         return self._fit(X)
 
-    def _make_working_set(self, X, x_mean, capacity):
+    def _make_working_set(self, X, x_mean, capacity, C, class_balance):
         return _RelabellingConstraints(
-            X, x_mean, capacity, self.loss, self.beta,
+            X, x_mean, capacity, C, class_balance, self.loss, self.beta,
             _openmp_effective_n_threads(),
         )  # fmt: skip
