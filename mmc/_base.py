@@ -64,21 +64,25 @@ class _BaseMMC(ClusterMixin, BaseEstimator):
             X = _with_int32_indices(X)
         return X
 
-    def _check_init_labels(self, n_samples):
-        """Validate an array-like ``init`` holding initial cluster labels."""
+    def _check_init_labels(self, n_samples, n_clusters=2):
+        """Validate an array-like ``init`` holding initial cluster labels.
+
+        Returns the labels as integers 0 .. n_clusters - 1 (in the order of
+        the sorted distinct values).
+        """
         labels = np.asarray(self.init)
         if labels.shape != (n_samples,):
             raise ValueError(
                 f"init given as an array must hold one initial label per sample, "
                 f"of shape ({n_samples},); got shape {labels.shape}."
             )
-        values = np.unique(labels)
-        if values.size != 2:
+        values, codes = np.unique(labels, return_inverse=True)
+        if values.size != n_clusters:
             raise ValueError(
-                f"init given as an array must hold exactly two distinct labels; "
-                f"got {values.size}."
+                f"init given as an array must hold exactly {n_clusters} distinct "
+                f"labels (one per cluster); got {values.size}."
             )
-        return labels
+        return codes
 
 
 def _with_int32_indices(X):
@@ -119,13 +123,14 @@ def decision_values(X, coef, intercept, out=None):
     return out
 
 
-def best_of_restarts(run, starts, n_jobs):
-    """Run ``run(start)`` for every start and keep the lowest objective.
+def best_of_restarts(run, starts, n_jobs, key=lambda result: result.objective):
+    """Run ``run(start)`` for every start and keep the best result.
 
     Restarts are independent; with ``n_jobs != 1`` they run on threads (the
-    kernels release the GIL). The winner is the run with the lowest
-    ``objective`` attribute; ties go to the earliest start, so the choice
-    does not depend on the number of threads. Labels are never consulted.
+    kernels release the GIL). The winner is the run with the lowest ``key``
+    (by default its ``objective`` attribute); ties go to the earliest start,
+    so the choice does not depend on the number of threads. Labels are never
+    consulted.
 
     Returns
     -------
@@ -141,7 +146,7 @@ def best_of_restarts(run, starts, n_jobs):
         results = Parallel(n_jobs=n_jobs, prefer="threads")(
             delayed(run)(start) for start in starts
         )
-    best = min(range(len(results)), key=lambda i: (results[i].objective, i))
+    best = min(range(len(results)), key=lambda i: (key(results[i]), i))
     return results[best], results
 
 

@@ -111,6 +111,11 @@ class _SubsetConstraints:
         n_flipped = flip_signs(self.decision, self.signs, self._flipped)
         return self.apply_flips(self.signs, self._flipped, n_flipped)
 
+    def n_empty_clusters(self):
+        """Clusters without a sample at the iterate (0, 1 or 2)."""
+        n_positive = int((self.signs > 0).sum())
+        return int(n_positive == 0) + int(n_positive == len(self.signs))
+
     def slack(self):
         """Slack of the restricted problem at (w, b)."""
         slack = self.slack_terms(self.coef) - self.slopes * self.intercept

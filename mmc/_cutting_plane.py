@@ -53,7 +53,17 @@ _MAX_INT = np.iinfo(np.int32).max
 
 RunResult = namedtuple(
     "RunResult",
-    ["coef", "intercept", "objective", "n_iter", "n_constraints", "converged", "start"],
+    [
+        "coef",
+        "intercept",
+        "objective",
+        "n_iter",
+        "n_constraints",
+        "converged",
+        "start",
+        "n_empty_clusters",
+    ],
+    defaults=[0],
 )
 
 
@@ -138,15 +148,24 @@ def cutting_plane_run(
     )
 
 
-class _BinaryCuttingPlane(_LinearDecisionMixin, _BaseMMC):
-    """Fit of the two-cluster estimators solved by :func:`cutting_plane_run`.
+class _CuttingPlaneEstimator(_BaseMMC):
+    """Fit shared by the estimators solved by :func:`cutting_plane_run`.
 
-    Subclasses implement ``_make_working_set(X, x_mean, capacity, C,
-    class_balance)`` and may
-    extend the parameters; the objective they minimise is
-    ``s/2 |w|^2 + C * loss`` where ``s`` is the variance of X along its
+    Subclasses implement
+
+    * ``_make_working_set(X, x_mean, capacity, C, class_balance)``;
+    * ``_initial_state(X, x_mean, principal, method, arg)``: what the working
+      set starts from, for an initialisation method and its seed (or the
+      labels given as ``init``);
+    * ``_start_methods()``: the initialisation of each restart;
+    * ``_set_solution(X, best, top_variance)``: the fitted attributes;
+
+    and may extend the parameters. The objective they minimise is
+    ``s/2 |W|^2 + C * loss`` where ``s`` is the variance of X along its
     principal direction and ``loss`` is the working set's loss divided by
     ``_loss_scale`` (the units in which the working set reports violations).
+    Restarts are compared by the number of empty clusters, then by the
+    objective: a run that lost a cluster only wins when all did.
     """
 
     _loss_scale = 1.0
@@ -165,12 +184,13 @@ class _BinaryCuttingPlane(_LinearDecisionMixin, _BaseMMC):
         """Validate X, run the restarts and set the fitted attributes."""
         name = type(self).__name__
         X = self._validate_X(X, reset=True)
+        self._check_params_vs_input(X)
         random_state = check_random_state(self.random_state)
         x_mean = column_means(X)
         principal, top_variance = principal_component(X, x_mean, random_state)
 
         if isinstance(self.init, str):
-            methods = start_methods(self.init, self.n_init)
+            methods = self._start_methods()
             seeds = random_state.randint(_MAX_INT, size=len(methods))
             starts = list(zip(methods, seeds))
         else:
@@ -185,23 +205,17 @@ class _BinaryCuttingPlane(_LinearDecisionMixin, _BaseMMC):
             starts = [("array", labels)]
 
         def run(start):
-            method, seed_or_labels = start
-            if method == "array":
-                signs = np.where(seed_or_labels == np.max(seed_or_labels), 1, -1)
-                signs = signs.astype(np.int8)
-            else:
-                signs = initial_signs(
-                    X, method, np.random.RandomState(seed_or_labels), principal
-                )
-            # 1/2 |w|^2 + C / (top_variance scale) loss_ws has the minimisers
-            # of the documented objective top_variance/2 |w|^2 + C loss, where
+            method, arg = start
+            state = self._initial_state(X, x_mean, principal, method, arg)
+            # 1/2 |W|^2 + C / (top_variance scale) loss_ws has the minimisers
+            # of the documented objective top_variance/2 |W|^2 + C loss, where
             # the working set reports loss_ws = scale * loss.
             C = self.C / (top_variance * self._loss_scale)
             working_set = self._make_working_set(
                 X, x_mean, min(self.max_iter, 8), C, self.class_balance
             )
-            working_set.start(signs)
-            return cutting_plane_run(
+            working_set.start(state)
+            result = cutting_plane_run(
                 working_set,
                 C=C,
                 epsilon=self.epsilon * self._loss_scale,
@@ -212,12 +226,18 @@ class _BinaryCuttingPlane(_LinearDecisionMixin, _BaseMMC):
                 start=method,
                 name=name,
             )
+            return result._replace(n_empty_clusters=working_set.n_empty_clusters())
 
         # The dense algebra of a run is on matrices of a few dozen rows, where
         # BLAS threads only add synchronisation (and oversubscribe the CPUs
         # when restarts run on threads): one BLAS thread, as KMeans does.
         with _get_threadpool_controller().limit(limits=1, user_api="blas"):
-            best, _ = best_of_restarts(run, starts, self.n_jobs)
+            best, _ = best_of_restarts(
+                run,
+                starts,
+                self.n_jobs,
+                key=lambda r: (r.n_empty_clusters, r.objective),
+            )
         if not best.converged:
             warnings.warn(
                 f"{name} did not converge within max_iter={self.max_iter} "
@@ -225,15 +245,35 @@ class _BinaryCuttingPlane(_LinearDecisionMixin, _BaseMMC):
                 ConvergenceWarning,
                 stacklevel=4,
             )
+        self.objective_ = float(top_variance * best.objective)
+        self.n_iter_ = best.n_iter
+        self.n_constraints_ = best.n_constraints
+        self._set_solution(X, best)
+        return self
+
+    def _check_params_vs_input(self, X):
+        """Checks that involve the data; none by default."""
+
+
+class _BinaryCuttingPlane(_LinearDecisionMixin, _CuttingPlaneEstimator):
+    """Two-cluster estimators: one hyperplane ``w.x + b``, starts from signs."""
+
+    def _start_methods(self):
+        return start_methods(self.init, self.n_init)
+
+    def _initial_state(self, X, x_mean, principal, method, arg):
+        if method == "array":
+            return np.where(arg == np.max(arg), 1, -1).astype(np.int8)
+        return initial_signs(X, method, np.random.RandomState(arg), principal)
+
+    def _set_solution(self, X, best):
+        name = type(self).__name__
         decision = decision_values(X, best.coef, best.intercept)
         # The problem is symmetric in (w, b) -> (-w, -b); name the clusters so
         # that the first sample is in cluster 0, whichever start won.
         orientation = -1.0 if decision[0] > 0 else 1.0
         self.coef_ = orientation * best.coef
         self.intercept_ = orientation * float(best.intercept)
-        self.objective_ = float(top_variance * best.objective)
-        self.n_iter_ = best.n_iter
-        self.n_constraints_ = best.n_constraints
         self.labels_ = (orientation * decision > 0).astype(np.intp)
         if np.unique(self.labels_).size < 2:
             warnings.warn(
@@ -241,6 +281,5 @@ class _BinaryCuttingPlane(_LinearDecisionMixin, _BaseMMC):
                 "direction along which it splits (for example, all samples are "
                 "identical).",
                 ConvergenceWarning,
-                stacklevel=4,
+                stacklevel=5,
             )
-        return self

@@ -144,7 +144,7 @@ def test_initial_labels_as_array(Estimator):
         Estimator(init=y).fit(X)
     with pytest.raises(ValueError, match="shape"):
         Estimator(init=y[:-1], n_init=1).fit(X)
-    with pytest.raises(ValueError, match="two distinct labels"):
+    with pytest.raises(ValueError, match="exactly 2 distinct labels"):
         Estimator(init=np.zeros(len(y)), n_init=1).fit(X)
 
 
