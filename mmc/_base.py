@@ -5,7 +5,7 @@ Validation happens here and only here: the estimators call
 C-contiguous float32/float64 arrays or CSR matrices with int32 indices.
 """
 
-from numbers import Integral
+from numbers import Integral, Real
 
 import numpy as np
 import scipy.sparse as sp
@@ -16,6 +16,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from mmc._core._common import column_sums_dense, column_sums_sparse
 from mmc._core._linear import decision_values_dense, decision_values_sparse
+from mmc.kernels import FEATURE_MAP_KERNELS, KernelFeatureMap
 
 # Initialisations known to every estimator (see mmc/_init.py).
 INIT_METHODS = ("pca", "kmeans", "random")
@@ -150,7 +151,62 @@ def best_of_restarts(run, starts, n_jobs, key=lambda result: result.objective):
     return results[best], results
 
 
-class _LinearDecisionMixin:
+class _FeatureMapMixin:
+    """``kernel=``: the linear model is learnt on a feature map of X.
+
+    Estimators that learn a hyperplane ``w.x + b`` (or k of them) get
+    non-linear kernels this way: with ``kernel != "linear"`` the samples are
+    replaced by their coordinates under the :class:`mmc.kernels.KernelFeatureMap`
+    fitted in ``fit`` (stored as ``kernel_map_``), at fit and at predict time
+    alike, and ``coef_`` holds weights on those coordinates. With the linear
+    kernel there is no map at all.
+    """
+
+    _feature_map_constraints: dict = {
+        "kernel": [StrOptions(set(FEATURE_MAP_KERNELS)), callable],
+        "gamma": [StrOptions({"scale"}), Interval(Real, 0, None, closed="neither")],
+        "degree": [Interval(Integral, 0, None, closed="left")],
+        "coef0": [Real],
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+    }
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self.kernel == "precomputed"
+        return tags
+
+    def _validate_features(self, X, *, reset):
+        """Validate X (see ``_validate_X``) and map it to the kernel's features.
+
+        ``reset=True`` (at fit) also fits the map, drawing its landmarks with
+        ``random_state``.
+        """
+        precomputed = self.kernel == "precomputed"
+        if precomputed and not reset:
+            n_train = self.kernel_map_.n_samples_fit_
+            shape = getattr(X, "shape", None)
+            if shape is not None and len(shape) == 2 and shape[1] != n_train:
+                raise ValueError(
+                    f"kernel='precomputed' needs the kernel between the samples and "
+                    f"the {n_train} training samples, of shape (n_samples, "
+                    f"{n_train}); got shape {shape}."
+                )
+        X = self._validate_X(X, reset=reset)
+        if self.kernel == "linear":
+            return X
+        if reset:
+            self.kernel_map_ = KernelFeatureMap(
+                self.kernel,
+                gamma=self.gamma,
+                degree=self.degree,
+                coef0=self.coef0,
+                n_components=self.n_components,
+                random_state=self.random_state,
+            ).fit(X)
+        return self.kernel_map_.transform(X)
+
+
+class _LinearDecisionMixin(_FeatureMapMixin):
     """``decision_function`` and ``predict`` of a fitted binary hyperplane.
 
     Expects ``coef_`` of shape (n_features,) and a float ``intercept_``;
@@ -171,7 +227,7 @@ class _LinearDecisionMixin:
             ``X @ coef_ + intercept_``; positive values belong to cluster 1.
         """
         check_is_fitted(self)
-        X = self._validate_X(X, reset=False)
+        X = self._validate_features(X, reset=False)
         return decision_values(X, self.coef_, self.intercept_)
 
     def predict(self, X):

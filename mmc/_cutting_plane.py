@@ -37,11 +37,12 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.parallel import _get_threadpool_controller
 
 from mmc._base import (
     _BaseMMC,
+    _FeatureMapMixin,
     _LinearDecisionMixin,
     best_of_restarts,
     column_means,
@@ -148,7 +149,7 @@ def cutting_plane_run(
     )
 
 
-class _CuttingPlaneEstimator(_BaseMMC):
+class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
     """Fit shared by the estimators solved by :func:`cutting_plane_run`.
 
     Subclasses implement
@@ -170,9 +171,13 @@ class _CuttingPlaneEstimator(_BaseMMC):
 
     _loss_scale = 1.0
 
+    # C="auto": (linear kernel, any other kernel).
+    _auto_C = (20.0, 100.0)
+
     _parameter_constraints: dict = {
         **_BaseMMC._parameter_constraints,
-        "C": [Interval(Real, 0, None, closed="neither")],
+        **_FeatureMapMixin._feature_map_constraints,
+        "C": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
         "class_balance": [Interval(Real, 0, None, closed="left")],
         "epsilon": [Interval(Real, 0, None, closed="neither")],
         "tol": [Interval(Real, 0, None, closed="left")],
@@ -183,7 +188,7 @@ class _CuttingPlaneEstimator(_BaseMMC):
     def _fit(self, X):
         """Validate X, run the restarts and set the fitted attributes."""
         name = type(self).__name__
-        X = self._validate_X(X, reset=True)
+        X = self._validate_features(X, reset=True)
         self._check_params_vs_input(X)
         random_state = check_random_state(self.random_state)
         x_mean = column_means(X)
@@ -210,7 +215,7 @@ class _CuttingPlaneEstimator(_BaseMMC):
             # 1/2 |W|^2 + C / (top_variance scale) loss_ws has the minimisers
             # of the documented objective top_variance/2 |W|^2 + C loss, where
             # the working set reports loss_ws = scale * loss.
-            C = self.C / (top_variance * self._loss_scale)
+            C = self._resolve_C() / (top_variance * self._loss_scale)
             working_set = self._make_working_set(
                 X, x_mean, min(self.max_iter, 8), C, self.class_balance
             )
@@ -250,6 +255,12 @@ class _CuttingPlaneEstimator(_BaseMMC):
         self.n_constraints_ = best.n_constraints
         self._set_solution(X, best)
         return self
+
+    def _resolve_C(self):
+        """The value of C, with ``"auto"`` resolved for the kernel."""
+        if self.C != "auto":
+            return self.C
+        return self._auto_C[0] if self.kernel == "linear" else self._auto_C[1]
 
     def _check_params_vs_input(self, X):
         """Checks that involve the data; none by default."""

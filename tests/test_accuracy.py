@@ -146,3 +146,22 @@ def test_multivariate_rand_on_hard_pairs(pair):
 def test_multivariate_mean_nmi_at_least_cpmmc(multivariate_nmi):
     scores = np.array(list(multivariate_nmi.values()))
     assert scores[:, 0].mean() >= scores[:, 1].mean()
+
+
+# Kernels (their issue's contract): the rbf kernel loses nothing on the digit
+# pairs -- its mean error over the 45 pairs is within half a point of the
+# linear kernel's. (With the rbf kernel and C="auto" it is about 1.6%, below
+# the linear 2.4%.)
+RBF_MARGIN = 0.5
+
+
+def test_rbf_kernel_loses_nothing_on_the_digit_pairs(digit_pair_errors):
+    X, y = load_digits(return_X_y=True)
+    X = X / 16.0
+    errors = []
+    for a, b in itertools.combinations(range(10), 2):
+        mask = (y == a) | (y == b)
+        labels = CPMMC(kernel="rbf", random_state=0).fit(X[mask]).labels_
+        errors.append(100 * clustering_error(y[mask], labels))
+    linear = np.mean([cpmmc for cpmmc, _ in digit_pair_errors.values()])
+    assert np.mean(errors) <= linear + RBF_MARGIN

@@ -18,7 +18,7 @@ def _objective(est, X):
     top_variance = np.linalg.eigvalsh(centred.T @ centred / X.shape[0])[-1]
     decision = X @ est.coef_ + est.intercept_
     loss = np.maximum(0.0, 1.0 - np.abs(decision)).mean()
-    return 0.5 * top_variance * est.coef_ @ est.coef_ + est.C * loss
+    return 0.5 * top_variance * est.coef_ @ est.coef_ + est._resolve_C() * loss
 
 
 def test_objective_and_balance_constraint_hold_at_the_solution():

@@ -44,7 +44,15 @@ def _run(body):
 
 # The Rand loss: its exact scan is O(n log n); the NMI scan is O(n^2) in time
 # (not memory) and would only make the test slow.
-@pytest.mark.parametrize("estimator", ["CPMMC()", "MultivariateMMC(loss='rand')"])
+# The rbf kernel through a rank-100 feature map: n x 100 features, no n x n.
+@pytest.mark.parametrize(
+    "estimator",
+    [
+        "CPMMC()",
+        "MultivariateMMC(loss='rand')",
+        "CPMMC(kernel='rbf', n_components=100)",
+    ],
+)
 def test_fit_on_large_sparse_data_stays_within_the_limit(estimator):
     result = _run(
         f"""

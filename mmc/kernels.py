@@ -1,0 +1,332 @@
+"""Kernel functions shared by the estimators.
+
+Every kernel evaluation of mmc goes through this module, which delegates the
+arithmetic to scikit-learn (:func:`sklearn.metrics.pairwise.pairwise_kernels`
+and :class:`sklearn.kernel_approximation.Nystroem`). A kernel is named as in
+scikit-learn and described by the same three numbers as in
+:class:`sklearn.svm.SVC`:
+
+* ``"linear"``: ``k(x, z) = x.z``;
+* ``"poly"``: ``k(x, z) = (gamma x.z + coef0) ** degree``;
+* ``"rbf"``: ``k(x, z) = exp(-gamma |x - z|^2)``.
+
+All three are positive semi-definite, which the least-squares estimators
+need. ``gamma="scale"`` takes ``1 / (n_features * X.var())`` from the data,
+as SVC does.
+
+The estimators that learn a hyperplane (``kernel=`` of CPMMC,
+MultivariateMMC, ...) do not use kernel matrices: they learn it on an
+explicit feature map, :class:`KernelFeatureMap`, which also accepts the
+``"sigmoid"`` and ``"cosine"`` kernels, callables and precomputed kernels.
+
+Examples
+--------
+>>> import numpy as np
+>>> from mmc.kernels import kernel_matrix, nystroem, resolve_gamma
+>>> X = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 2.0]])
+>>> gamma = resolve_gamma(X, "scale")
+>>> round(gamma, 4)  # 1 / (2 features * variance 7/12)
+0.8571
+>>> K = kernel_matrix(X, kernel="rbf", gamma=gamma)
+>>> K.shape, float(K[0, 0])
+((3, 3), 1.0)
+>>> feature_map = nystroem(X, 3, kernel="rbf", gamma=gamma, random_state=0)
+>>> Z = feature_map.transform(X)
+>>> bool(np.allclose(Z @ Z.T, K))
+True
+"""
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.kernel_approximation import Nystroem
+from sklearn.metrics.pairwise import pairwise_kernels
+from sklearn.utils import check_random_state
+
+__all__ = [
+    "FEATURE_MAP_KERNELS",
+    "KERNELS",
+    "KernelFeatureMap",
+    "kernel_matrix",
+    "nystroem",
+    "resolve_gamma",
+]
+
+# Kernel names accepted by the estimators (positive semi-definite kernels).
+KERNELS = ("linear", "poly", "rbf")
+
+
+def resolve_gamma(X, gamma):
+    """The kernel coefficient ``gamma`` as a number.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+        Training data.
+
+    gamma : "scale" or float
+        ``"scale"`` gives ``1 / (n_features * X.var())``, the variance being
+        taken over all entries of X (as in :class:`sklearn.svm.SVC`); 1.0 if
+        that variance is zero. A number is returned as a float.
+
+    Returns
+    -------
+    gamma : float
+    """
+    if not (isinstance(gamma, str) and gamma == "scale"):
+        return float(gamma)
+    if sp.issparse(X):
+        mean = X.mean()
+        variance = X.multiply(X).mean() - mean * mean
+    else:
+        variance = np.asarray(X, dtype=np.float64).var()
+    variance = float(variance)
+    n_features = X.shape[1]
+    return 1.0 / (n_features * variance) if variance > 0 else 1.0
+
+
+def _kernel_params(kernel, gamma, degree, coef0):
+    if kernel == "linear":
+        return {}
+    if kernel == "rbf":
+        return {"gamma": gamma}
+    if kernel == "poly":
+        return {"gamma": gamma, "degree": degree, "coef0": coef0}
+    raise ValueError(f"Unknown kernel {kernel!r}; expected one of {KERNELS}.")
+
+
+def kernel_matrix(X, Y=None, *, kernel="rbf", gamma=1.0, degree=3, coef0=1.0):
+    """Kernel matrix ``K[i, j] = k(X[i], Y[j])``.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_samples_X, n_features)
+        First set of samples.
+
+    Y : {ndarray, sparse matrix} of shape (n_samples_Y, n_features), \
+            default=None
+        Second set of samples; ``None`` means X.
+
+    kernel : {"linear", "poly", "rbf"}, default="rbf"
+        Kernel function (see the module docstring).
+
+    gamma : float, default=1.0
+        Coefficient of the rbf and poly kernels (resolve ``"scale"`` first with
+        :func:`resolve_gamma`); ignored by the linear kernel.
+
+    degree : int, default=3
+        Degree of the poly kernel.
+
+    coef0 : float, default=1.0
+        Constant term of the poly kernel.
+
+    Returns
+    -------
+    K : ndarray of shape (n_samples_X, n_samples_Y)
+        Dense, in the floating dtype of the inputs.
+    """
+    params = _kernel_params(kernel, gamma, degree, coef0)
+    K = pairwise_kernels(X, Y, metric=kernel, **params)
+    return np.asarray(K.toarray() if sp.issparse(K) else K)
+
+
+def nystroem(X, n_components, *, kernel="rbf", gamma=1.0, degree=3, coef0=1.0,
+             random_state=None):  # fmt: skip
+    """Nystroem feature map of a kernel with landmarks drawn from X.
+
+    ``n_components`` samples of X, drawn uniformly at random without
+    replacement, are the landmarks R; the map is
+    ``phi(x) = k(x, R) K_RR^{-1/2}``, so that ``phi(x).phi(z)`` approximates
+    ``k(x, z)`` and equals it when x or z is a landmark. It costs
+    O(n_components^2) memory and O(n_components) kernel evaluations per
+    sample.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+        Samples from which the landmarks are drawn.
+
+    n_components : int
+        Number of landmarks, at most n_samples.
+
+    kernel, gamma, degree, coef0
+        The kernel, as in :func:`kernel_matrix`.
+
+    random_state : int, RandomState instance or None, default=None
+        Draws the landmarks.
+
+    Returns
+    -------
+    feature_map : sklearn.kernel_approximation.Nystroem
+        The fitted map: ``feature_map.transform(X)`` gives phi for each row,
+        ``feature_map.component_indices_`` the landmarks.
+    """
+    params = _kernel_params(kernel, gamma, degree, coef0)
+    if "coef0" in params:
+        params["coef0"] = float(params["coef0"])
+    return Nystroem(
+        kernel=kernel, n_components=n_components, random_state=random_state,
+        **params,
+    ).fit(X)  # fmt: skip
+
+
+# Kernels the linear estimators accept through KernelFeatureMap, besides a
+# callable; "linear" means no map at all.
+FEATURE_MAP_KERNELS = ("linear", "rbf", "poly", "sigmoid", "cosine", "precomputed")
+
+
+class KernelFeatureMap:
+    """Explicit feature map of a kernel, exact or low-rank (Nystroem).
+
+    ``phi(x) = k(x, R) K_RR^{-1/2}`` for landmarks R drawn from the training
+    samples, so that ``phi(x).phi(z)`` approximates ``k(x, z)``. With at most
+    ``n_components`` training samples every sample is a landmark and the map
+    is exact on them (``phi(X) phi(X)' = K``: the coordinates of the samples
+    in a square-root basis of K, as kernel PCA gives). The estimators that
+    learn a linear model (a hyperplane ``w.phi(x) + b``) fit it to
+    ``phi(X)``, an array of shape (n_samples, n_landmarks): memory and time
+    are O(n_samples n_landmarks), and no n x n matrix is formed unless the
+    map is exact or the kernel is precomputed.
+
+    The kernel values come from :func:`sklearn.metrics.pairwise.pairwise_kernels`
+    and the map from :class:`sklearn.kernel_approximation.Nystroem` fitted to
+    the landmarks.
+
+    Parameters
+    ----------
+    kernel : {"rbf", "poly", "sigmoid", "cosine", "precomputed"} or callable
+        The kernel, named as in scikit-learn. ``"precomputed"``: ``fit``
+        receives the n x n kernel matrix of the training samples and
+        ``transform`` the m x n kernel between new and training samples. A
+        callable takes two samples and returns a number.
+
+    gamma : "scale" or float, default="scale"
+        Coefficient of the rbf, poly and sigmoid kernels; ``"scale"`` is
+        ``1 / (n_features * X.var())``, as in :class:`sklearn.svm.SVC`.
+
+    degree : int, default=3
+        Degree of the poly kernel.
+
+    coef0 : float, default=0.0
+        Constant term of the poly and sigmoid kernels.
+
+    n_components : int, default=500
+        Number of landmarks (the rank of the map).
+
+    random_state : int, RandomState instance or None, default=None
+        Draws the landmarks when there are more samples than
+        ``n_components``.
+
+    Attributes
+    ----------
+    landmarks_ : ndarray of shape (n_landmarks,)
+        Indices of the training samples used as landmarks (sorted).
+
+    gamma_ : float or None
+        The kernel coefficient used (``None`` for kernels without one).
+
+    nystroem_ : sklearn.kernel_approximation.Nystroem
+        The map fitted to the landmarks.
+
+    n_samples_fit_ : int
+        Number of training samples.
+    """
+
+    def __init__(self, kernel, *, gamma="scale", degree=3, coef0=0.0,
+                 n_components=500, random_state=None):  # fmt: skip
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.n_components = n_components
+        self.random_state = random_state
+
+    def fit(self, X):
+        """Choose the landmarks and fit the map on them.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+            Validated training samples, or the (n_samples, n_samples) kernel
+            matrix if ``kernel="precomputed"``.
+
+        Returns
+        -------
+        self : KernelFeatureMap
+        """
+        precomputed = self.kernel == "precomputed"
+        if precomputed and X.shape[0] != X.shape[1]:
+            raise ValueError(
+                f"kernel='precomputed' needs the square kernel matrix of the "
+                f"training samples at fit; got shape {X.shape}."
+            )
+        n_samples = X.shape[0]
+        self.n_samples_fit_ = n_samples
+        if n_samples <= self.n_components:
+            self.landmarks_ = np.arange(n_samples)
+        else:
+            rng = check_random_state(self.random_state)
+            self.landmarks_ = np.sort(
+                rng.choice(n_samples, self.n_components, replace=False)
+            )
+        params = {}
+        self.gamma_ = None
+        if self.kernel in ("rbf", "poly", "sigmoid"):
+            self.gamma_ = resolve_gamma(X, self.gamma)
+            params["gamma"] = self.gamma_
+        if self.kernel in ("poly", "sigmoid"):
+            params["coef0"] = float(self.coef0)
+        if self.kernel == "poly":
+            params["degree"] = self.degree
+        # Every landmark is a basis vector of the Nystroem map (its own random
+        # draw then only orders them), so the landmarks are chosen above, in
+        # one way for every kind of kernel.
+        basis = X[self.landmarks_]
+        if precomputed:
+            basis = basis[:, self.landmarks_]
+        # The map divides by the square roots of the landmark kernel's
+        # eigenvalues, which float32 rounding swamps: the landmarks are kept
+        # in float64, so that every kernel value is computed in float64.
+        nystroem = Nystroem(
+            kernel=self.kernel, n_components=self.landmarks_.size, random_state=0,
+            **params,
+        )  # fmt: skip
+        try:
+            nystroem.fit(basis.astype(np.float64))
+        except np.linalg.LinAlgError:  # the SVD of a kernel with NaN in it
+            raise ValueError(self._non_finite_message()) from None
+        if not np.isfinite(nystroem.normalization_).all():
+            raise ValueError(self._non_finite_message())
+        self.nystroem_ = nystroem
+        return self
+
+    def _non_finite_message(self):
+        return (
+            f"The kernel {self.kernel!r} gave NaN or infinite values on these "
+            f"samples; check the kernel and its parameters (gamma, degree, coef0)."
+        )
+
+    def transform(self, X):
+        """Map samples to the feature space of the kernel.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+            Validated samples, or their (n_samples, n_training_samples) kernel
+            with the training samples if ``kernel="precomputed"``.
+
+        Returns
+        -------
+        features : ndarray of shape (n_samples, n_landmarks)
+            C-contiguous, in the dtype of X (computed in float64).
+
+        Raises
+        ------
+        ValueError
+            If the kernel gives NaN or infinite values.
+        """
+        if self.kernel == "precomputed":
+            X = X[:, self.landmarks_]
+        features = np.asarray(self.nystroem_.transform(X), dtype=X.dtype, order="C")
+        if not np.isfinite(features).all():
+            raise ValueError(self._non_finite_message())
+        return features
