@@ -6,6 +6,8 @@ CPMMC
     Binary maximum margin clustering by the cutting-plane method.
 MultivariateMMC
     Binary maximum margin clustering that optimises NMI, Rand index or F-beta.
+ODMC
+    Optimal margin distribution clustering by mirror descent over labellings.
 metrics
     Clustering scores: accuracy/error after the best matching of clusters to
     classes, NMI, Rand index and pair-counting F_beta.
@@ -14,6 +16,7 @@ metrics
 from mmc import metrics
 from mmc._cpmmc import CPMMC
 from mmc._multivariate import MultivariateMMC
+from mmc._odmc import ODMC
 
 # Keep equal to `version` in pyproject.toml (tests/test_package.py checks).
 __version__ = "0.1.0"
@@ -21,6 +24,7 @@ __version__ = "0.1.0"
 __all__ = [
     "CPMMC",
     "MultivariateMMC",
+    "ODMC",
     "__version__",
     "metrics",
 ]

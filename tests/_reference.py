@@ -268,3 +268,123 @@ def contingency_tables(labellings, signs):
         ],
         axis=1,
     )
+
+
+# --------------------------------------------------------------------------
+# mmc._core._odmc
+
+
+def odm_sample_maximiser(r_minus, q, c1, c2, theta, tau):
+    """Maximiser over [0, tau]^2 of the one-sample dual, by enumeration.
+
+    Twin of ``mmc._core._odmc.solve_sample_wrapper``. Every combination of
+    active bounds is tried (each variable at 0, at tau or at the stationary
+    point of the rest) and the best feasible point is kept.
+    """
+
+    def value(a1, a2):
+        b = a1 - a2
+        return (
+            -r_minus * b - 0.5 * q * b * b - 0.5 * c1 * a1 * a1 - 0.5 * c2 * a2 * a2
+            + (1 - theta) * a1 - (1 + theta) * a2
+        )  # fmt: skip
+
+    g = np.array([1 - theta - r_minus, -(1 + theta) + r_minus])
+    H = np.array([[q + c1, -q], [-q, q + c2]])  # minus the Hessian
+    candidates = []
+    bounds = (0.0, tau) if np.isfinite(tau) else (0.0,)
+    for a1 in bounds:
+        for a2 in bounds:
+            candidates.append((a1, a2))
+        candidates.append((a1, (g[1] + q * a1) / (q + c2)))
+    for a2 in bounds:
+        candidates.append(((g[0] + q * a2) / (q + c1), a2))
+    candidates.append(tuple(np.linalg.solve(H, g)))
+    feasible = [
+        (a1, a2)
+        for a1, a2 in candidates
+        if -1e-12 <= a1 <= tau * (1 + 1e-12) and -1e-12 <= a2 <= tau * (1 + 1e-12)
+    ]
+    return max(feasible, key=lambda a: value(*a))
+
+
+def odm_statistics(X, weights, Y, n_labellings):
+    """``U[k] = (1/n) X'(weights o y_k)`` and ``sigma[k] = (1/n) weights . y_k``.
+
+    Twin of ``mmc._core._odmc.labelling_sums_{dense,sparse}``.
+    """
+    X = _dense64(X)
+    W = np.asarray(Y[:, :n_labellings], dtype=np.float64) * np.asarray(weights)[:, None]
+    return W.T @ X / X.shape[0], W.sum(axis=0) / X.shape[0]
+
+
+def odm_mixture_margins(X, Y, n_labellings, mu, lam, a1, a2):
+    """``r_i = lam sum_k mu_k y_ik xc_i . z_k`` from scratch, xc centred rows.
+
+    Twin of ``mmc._core._odmc.mixture_margins_{dense,sparse}`` (which reads
+    z_k from statistics kept up to date; here they come from a1 - a2).
+    """
+    X = _dense64(X)
+    Xc = X - X.mean(axis=0)
+    n = X.shape[0]
+    Yk = np.asarray(Y[:, :n_labellings], dtype=np.float64)
+    b = np.asarray(a1) - np.asarray(a2)
+    Z = (Yk * b[:, None]).T @ Xc / n  # (K, d)
+    return lam * ((Xc @ Z.T) * Yk) @ np.asarray(mu[:n_labellings])
+
+
+def odm_coordinate_epoch(X, Y, n_labellings, mu, order, lam, theta, nu, tau, a1, a2):
+    """One epoch of exact coordinate maximisation of ``sum_k mu_k G_k``.
+
+    Twin of ``mmc._core._odmc.coordinate_epoch_{dense,sparse}``: recomputes
+    every ``z_k`` from scratch before each sample. Returns the new a1, a2.
+    """
+    X = _dense64(X)
+    Xc = X - X.mean(axis=0)
+    n = X.shape[0]
+    a1 = np.array(a1, dtype=np.float64)
+    a2 = np.array(a2, dtype=np.float64)
+    c1 = 0.5 * (1 - theta) ** 2
+    for i in order:
+        r = odm_mixture_margins(X, Y, n_labellings, mu, lam, a1, a2)[i]
+        q = lam * (Xc[i] @ Xc[i]) / n
+        b = a1[i] - a2[i]
+        a1[i], a2[i] = odm_sample_maximiser(r - q * b, q, c1, c1 / nu, theta, tau)
+    return a1, a2
+
+
+def odm_dual(X, y, alpha, lam, nu, theta):
+    """The ODM dual objective G(alpha, y) of the paper (eq. 3), with K = Xc Xc'.
+
+    ``alpha`` stacks (alpha_1, alpha_2) in the paper's units. Helper for the
+    estimator tests.
+    """
+    X = _dense64(X)
+    Xc = X - X.mean(axis=0)
+    m = X.shape[0]
+    y = np.asarray(y, dtype=np.float64)
+    Q = (Xc @ Xc.T) * np.outer(y, y)
+    H = np.block([[Q, -Q], [-Q, Q]])
+    D = np.concatenate([np.ones(m), np.full(m, 1.0 / nu)])
+    linear = np.concatenate([np.full(m, theta - 1.0), np.full(m, theta + 1.0)])
+    return (
+        -0.5 * alpha @ H @ alpha
+        - m * (1 - theta) ** 2 / (4 * lam) * alpha @ (D * alpha)
+        - linear @ alpha
+    )
+
+
+def balanced_signs(keys, ties, bound):
+    """Best labelling for ``sum_i y_i keys_i`` under ``|sum y| <= bound``, brute force.
+
+    Twin of ``mmc._core._odmc.balanced_signs`` for small n: returns the best
+    objective value (the labelling itself is not unique when keys tie).
+    """
+    keys = np.asarray(keys, dtype=np.float64)
+    n = keys.shape[0]
+    best = -np.inf
+    for code in range(2**n):
+        y = np.array([1 if code >> i & 1 else -1 for i in range(n)])
+        if abs(y.sum()) <= bound:
+            best = max(best, float(y @ keys))
+    return best
