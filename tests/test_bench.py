@@ -19,26 +19,58 @@ def _run_bench(*args, cwd):
     )
 
 
-def test_quick_run_writes_report_json_and_figure(tmp_path):
+def test_quick_run_writes_report_json_and_figures(tmp_path):
     out = tmp_path / "report"
     result = _run_bench("--quick", "--out", str(out), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert sorted(p.name for p in out.iterdir()) == [
         "report.md",
         "results.json",
-        "scaling.png",
+        "scaling_dense.png",
+        "scaling_sparse.png",
     ]
     results = json.loads((out / "results.json").read_text())
     assert results["quick"] is True
-    assert len(results["digits"]["pairs"]) == 45
-    for row in results["digits"]["pairs"].values():
-        assert 0 <= row["cpmmc_error"] <= 50 and row["cpmmc_time"] > 0
-    assert len(results["scaling"]["rows"]) >= 4
     assert results["environment"]["cpu_count"] >= 1
+    comparison = results["comparison"]
+    names = set(comparison["digit_pairs"])
+    assert {"CPMMC", "MultivariateMMC", "KMeans", "SpectralClustering"} <= names
+    assert comparison["n_digit_pairs"] == 5
+    for task, row in comparison["tasks"].items():
+        assert "KMeans" in row, task
+        for score in row.values():
+            assert 0 <= score["error"] <= 100 and 0 <= score["nmi"] <= 1
+            assert score["time"] > 0
+    # Two-cluster estimators only on two-class tasks.
+    assert "CPMMC" in comparison["tasks"]["digits 3v8"]
+    assert "CPMMC" not in comparison["tasks"]["iris"]
+    # The kernel estimators cluster the moons with the rbf kernel.
+    assert comparison["tasks"]["two moons"]["CPMMC"]["kernel"] == "rbf"
+    for kind in ("dense", "sparse"):
+        assert set(results["estimator_scaling"][kind]) == names
+        record = results["estimator_scaling"][kind]["CPMMC"]
+        assert len(record["sizes"]) >= 2 and record["slope"] is not None
     report = (out / "report.md").read_text()
-    assert "Digit pairs" in report and "scaling.png" in report
-    assert (out / "scaling.png").read_bytes()[:4] == b"\x89PNG"
-    assert "mean of 45 pairs" in result.stdout
+    assert "### two moons" in report and "scaling_dense.png" in report
+    assert (out / "scaling_sparse.png").read_bytes()[:4] == b"\x89PNG"
+    assert "mean of 5 pairs" in result.stdout
+
+
+def test_estimators_option_selects_and_rejects_unknown_names(tmp_path):
+    out = tmp_path / "one"
+    result = _run_bench(
+        "accuracy", "--quick", "--estimators", "CPMMC", "--out", str(out),
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    results = json.loads((out / "results.json").read_text())
+    # KMeans is always timed: it is the reference of the time ratios.
+    assert set(results["comparison"]["digit_pairs"]) == {"CPMMC", "KMeans"}
+    bad = tmp_path / "bad"
+    result = _run_bench("--estimators", "CPMMC,DBSCAN", "--out", str(bad), cwd=tmp_path)
+    assert result.returncode != 0
+    assert "unknown estimator(s) DBSCAN" in result.stderr
+    assert not bad.exists() or not any(bad.iterdir())
 
 
 def test_unknown_suite_is_rejected(tmp_path):

@@ -7,14 +7,17 @@ import tempfile
 import time
 
 from mmc.bench import _multivariate as multivariate
+from mmc.bench import _registry as registry
+from mmc.bench._comparison import compare
 from mmc.bench._digits import digit_pairs
 from mmc.bench._report import (
     environment,
+    plot_estimator_scaling,
     plot_scaling,
     write_json,
     write_markdown,
 )
-from mmc.bench._scaling import sparse_scaling
+from mmc.bench._scaling import estimator_scaling, sparse_scaling
 
 SUITES = ("all", "accuracy", "scaling")
 
@@ -23,10 +26,11 @@ def _parser():
     parser = argparse.ArgumentParser(
         prog="python -m mmc.bench",
         description=(
-            "Benchmark the mmc estimators against scikit-learn's KMeans: "
-            "clustering error and fit time on the digit pairs of load_digits "
-            "(accuracy), and fit time against the number of samples on sparse "
-            "synthetic data (scaling)."
+            "Benchmark the mmc estimators against the baselines KMeans and "
+            "SpectralClustering: clustering error, NMI, Rand index and fit time "
+            "on the digits, breast_cancer, wine, iris, two moons and circles "
+            "(accuracy), and fit time against the number of samples on dense and "
+            "sparse synthetic data (scaling)."
         ),
     )
     parser.add_argument(
@@ -35,7 +39,8 @@ def _parser():
     )  # fmt: skip
     parser.add_argument(
         "--quick", action="store_true",
-        help="small data and one repeat: a run of under a minute",
+        help="fewer data sets, small sizes and one repeat: a run of under a "
+        "minute",
     )  # fmt: skip
     parser.add_argument(
         "--out", default="mmc-bench",
@@ -46,6 +51,11 @@ def _parser():
         help="fits per timing, median kept (default: 3, or 1 with --quick)",
     )  # fmt: skip
     parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    parser.add_argument(
+        "--estimators", default=None,
+        help="comma-separated estimators to run (default: all of "
+        + ", ".join(registry.estimators()) + ")",
+    )  # fmt: skip
     return parser
 
 
@@ -73,6 +83,29 @@ def _check_writable(directory):
 
 
 def _print_summary(results):
+    if "comparison" in results:
+        comparison = results["comparison"]
+        print("Clustering error (%) with default parameters:")
+        names = list(comparison["digit_pairs"])
+        print("  " + f"{'':22s}" + "".join(f"{n[:12]:>13s}" for n in names))
+        for task, row in comparison["tasks"].items():
+            cells = "".join(
+                f"{row[n]['error']:13.2f}" if n in row else f"{'-':>13s}" for n in names
+            )
+            print(f"  {task[:22]:22s}{cells}")
+        pairs = comparison["digit_pairs"]
+        label = f"mean of {comparison['n_digit_pairs']} pairs"
+        print(
+            f"  {label:22s}" + "".join(f"{pairs[n]['mean_error']:13.2f}" for n in names)
+        )
+    if "estimator_scaling" in results:
+        for kind in ("dense", "sparse"):
+            slopes = ", ".join(
+                f"{name} {r['slope']:.2f} (to n={r['sizes'][-1]})"
+                for name, r in results["estimator_scaling"][kind].items()
+                if r["slope"] is not None
+            )
+            print(f"Log-log slope of fit time, {kind} data: {slopes}")
     if "digits" in results:
         s = results["digits"]["summary"]
         print("Digit pairs of load_digits / 16 (default parameters):")
@@ -123,26 +156,43 @@ def main(argv=None):
     repeat = args.repeat if args.repeat is not None else (1 if args.quick else 3)
     if repeat < 1:
         parser.error("--repeat must be at least 1")
+    names = None if args.estimators is None else args.estimators.split(",")
+    entries = registry.select(names)
     _check_writable(args.out)
 
     start = time.perf_counter()
     results = {"environment": environment(), "quick": args.quick, "seed": args.seed}
     if args.suite in ("all", "accuracy"):
+        results["comparison"] = compare(
+            entries, quick=args.quick, repeat=repeat, random_state=args.seed,
+            progress=_progress("estimators x data sets"),
+        )  # fmt: skip
+    # The detailed sections of CPMMC and MultivariateMMC (every digit pair,
+    # sparse scaling with memory, the exact scan) are left out of --quick.
+    detailed = not args.quick
+    if args.suite in ("all", "accuracy") and detailed and "CPMMC" in entries:
         results["digits"] = digit_pairs(
             repeat=repeat, random_state=args.seed, progress=_progress("digit pairs")
         )
+    if args.suite in ("all", "accuracy") and detailed and "MultivariateMMC" in entries:
         results["multivariate_digits"] = multivariate.digit_pairs(
             repeat=repeat,
             random_state=args.seed,
             progress=_progress("digit pairs, MultivariateMMC"),
         )
     if args.suite in ("all", "scaling"):
+        results["estimator_scaling"] = estimator_scaling(
+            entries, quick=args.quick, repeat=repeat, random_state=args.seed,
+            progress=_progress("scaling, every estimator"),
+        )  # fmt: skip
+    if args.suite in ("all", "scaling") and detailed and "CPMMC" in entries:
         results["scaling"] = sparse_scaling(
             quick=args.quick, repeat=repeat, random_state=args.seed,
             progress=_progress("scaling"),
         )  # fmt: skip
+    if args.suite in ("all", "scaling") and detailed and "MultivariateMMC" in entries:
         results["multivariate_scan"] = multivariate.scan_speed(
-            n_samples=5000 if args.quick else 20000,
+            n_samples=20000,
             repeat=repeat,
             random_state=args.seed,
         )
@@ -150,13 +200,25 @@ def main(argv=None):
 
     # Write everything next to the destination first and move it in place at
     # the end, so that a failure leaves no half-written report behind.
-    figures = {"scaling": "scaling.png"}
+    figures = {
+        "scaling": "scaling.png",
+        "dense": "scaling_dense.png",
+        "sparse": "scaling_sparse.png",
+    }
     with tempfile.TemporaryDirectory(dir=args.out) as staging:
         written = ["results.json", "report.md"]
         write_json(results, os.path.join(staging, "results.json"))
         if "scaling" in results:
             plot_scaling(results["scaling"], os.path.join(staging, "scaling.png"))
             written.append("scaling.png")
+        if "estimator_scaling" in results:
+            for kind in ("dense", "sparse"):
+                plot_estimator_scaling(
+                    results["estimator_scaling"][kind],
+                    f"{kind.capitalize()} synthetic data, two clusters",
+                    os.path.join(staging, figures[kind]),
+                )
+                written.append(figures[kind])
         write_markdown(results, os.path.join(staging, "report.md"), figures)
         for name in written:
             os.replace(os.path.join(staging, name), os.path.join(args.out, name))

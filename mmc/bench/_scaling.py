@@ -1,6 +1,10 @@
-"""Fit time and memory of CPMMC against the number of samples (sparse data)."""
+"""Fit time against the number of samples: CPMMC in detail (time and memory
+on sparse data), and every estimator on dense and sparse data."""
+
+import warnings
 
 from sklearn.cluster import KMeans
+from sklearn.datasets import make_blobs
 
 from mmc import CPMMC
 from mmc.bench._timing import loglog_slope, peak_fit_memory, time_fit
@@ -73,3 +77,85 @@ def sparse_scaling(quick=False, repeat=1, random_state=0, progress=None):
         ),
         "repeat": repeat,
     }
+
+
+SCALING_SIZES = (1_000, 3_000, 10_000, 30_000, 100_000, 300_000, 1_000_000)
+QUICK_SCALING_SIZES = (1_000, 3_000, 10_000)
+# The next size is timed only if a linear extrapolation of the last fit time
+# stays within this budget (s): the largest fit takes about a minute.
+TIME_BUDGET = 60.0
+QUICK_TIME_BUDGET = 1.0
+DENSE_FEATURES = 50
+
+
+def _scaling_data(kind, n_samples, quick, random_state):
+    if kind == "sparse":
+        return make_sparse_clusters(
+            n_samples=n_samples,
+            n_features=QUICK_FEATURES if quick else FULL_FEATURES,
+            nnz_per_row=NNZ_PER_ROW,
+            random_state=random_state,
+        )
+    return make_blobs(
+        n_samples=n_samples,
+        n_features=DENSE_FEATURES,
+        centers=2,
+        cluster_std=4.0,
+        random_state=random_state,
+    )
+
+
+def estimator_scaling(entries, quick=False, repeat=1, random_state=0, progress=None):
+    """Fit time against n for every estimator, on dense and sparse data.
+
+    Two clusters: :func:`sklearn.datasets.make_blobs` with 50 features
+    (dense), :func:`mmc.datasets.make_sparse_clusters` (sparse, as above).
+    Each estimator runs with its defaults (``n_clusters=2`` where it has
+    the parameter) on growing n while the fit time extrapolated linearly to
+    the next size stays within ``TIME_BUDGET`` seconds, and until the
+    estimator refuses a size (an error that names a memory limit, for
+    instance).
+
+    Returns
+    -------
+    result : dict
+        ``kind -> estimator -> {"sizes", "times", "errors", "slope",
+        "stopped"}``; ``slope`` is the log-log slope of time against n (None
+        with fewer than two sizes), ``stopped`` why the sizes stopped.
+    """
+    sizes = QUICK_SCALING_SIZES if quick else SCALING_SIZES
+    budget = QUICK_TIME_BUDGET if quick else TIME_BUDGET
+    runs = [(kind, name) for kind in ("dense", "sparse") for name in entries]
+    if progress is not None:
+        runs = progress(runs)
+    result = {"dense": {}, "sparse": {}, "repeat": repeat, "time_budget": budget}
+    for kind, name in runs:
+        entry = entries[name]
+        record = {"sizes": [], "times": [], "errors": [], "stopped": "largest size"}
+        for n_samples, next_size in zip(sizes, sizes[1:] + (None,)):
+            X, y = _scaling_data(kind, n_samples, quick, random_state)
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    seconds, fitted = time_fit(
+                        lambda: entry.make(2, random_state),
+                        X,
+                        repeat,
+                        warm_up=n_samples == sizes[0],
+                    )
+            except (ValueError, MemoryError) as exc:
+                record["stopped"] = f"n={n_samples}: {type(exc).__name__}: {exc}"
+                break
+            record["sizes"].append(n_samples)
+            record["times"].append(seconds)
+            record["errors"].append(100 * clustering_error(y, fitted.labels_))
+            if next_size is not None and seconds * next_size / n_samples > budget:
+                record["stopped"] = f"time budget ({budget:g} s)"
+                break
+        record["slope"] = (
+            loglog_slope(record["sizes"], record["times"])
+            if len(record["sizes"]) >= 2
+            else None
+        )
+        result[kind][name] = record
+    return result
