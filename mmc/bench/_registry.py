@@ -27,7 +27,15 @@ def _mmc_entry(name):
             overrides["n_clusters"] = n_clusters
         return cls(random_state=random_state, **overrides)
 
-    return Entry(make, two_clusters_only, "kernel" in params, baseline=False)
+    return Entry(make, two_clusters_only, _takes_rbf_kernel(cls), baseline=False)
+
+
+def _takes_rbf_kernel(cls):
+    try:
+        cls(kernel="rbf")._validate_params()
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def _kmeans(n_clusters, random_state, **overrides):
