@@ -84,7 +84,7 @@ QUICK_SCALING_SIZES = (1_000, 3_000, 10_000)
 # The next size is timed only if a linear extrapolation of the last fit time
 # stays within this budget (s): the largest fit takes about a minute.
 TIME_BUDGET = 60.0
-QUICK_TIME_BUDGET = 1.0
+QUICK_TIME_BUDGET = 0.5
 DENSE_FEATURES = 50
 
 

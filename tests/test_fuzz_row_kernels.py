@@ -1,0 +1,115 @@
+"""Property tests of the row kernels shared by the cutting-plane estimators.
+
+Hypothesis draws the shape (n = 1 and d = 1 included, and n = 0 where the
+kernel allows it), the dtype, the density of X, dense or CSR storage and the
+decision values, whose special values (exactly on the margin, exactly zero)
+decide membership; every kernel is compared with its NumPy twin in
+_reference.py. The tolerances bound the rounding by the sum of the absolute
+terms, which the kernels accumulate in float64.
+"""
+
+import numpy as np
+import pytest
+from _data import random_X
+from _reference import (
+    column_sums,
+    mean_margin_loss,
+    most_violated,
+    signed_row_sum,
+)
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mmc._core import _common, _cpmmc, _multivariate
+
+SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=None)
+
+data = st.fixed_dictionaries(
+    {
+        "n_samples": st.integers(1, 30),
+        "n_features": st.integers(1, 12),
+        "density": st.sampled_from([0.0, 0.2, 0.7, 1.0]),
+        "dtype": st.sampled_from([np.float32, np.float64]),
+        "sparse": st.booleans(),
+        "seed": st.integers(0, 2**32 - 1),
+    }
+)
+
+
+def _draw_X(case):
+    rng = np.random.default_rng(case["seed"])
+    X = random_X(
+        rng,
+        case["n_samples"],
+        case["n_features"],
+        case["dtype"],
+        case["sparse"],
+        case["density"],
+    )
+    return rng, X
+
+
+def _decision(rng, n_samples):
+    decision = rng.normal(scale=1.5, size=n_samples)
+    special = rng.choice([1.0, -1.0, 0.0, -0.0, 1 - 1e-16, np.nan], size=n_samples)
+    use = rng.random(n_samples) < 0.3
+    decision[use] = special[use]
+    return np.nan_to_num(decision, nan=0.5)
+
+
+def _abs_bound(X):
+    """Bound on the rounding of a weighted column sum of X."""
+    dense = np.abs(X.toarray() if hasattr(X, "toarray") else X).astype(np.float64)
+    return 1e-12 * dense.sum(axis=0) + 1e-300
+
+
+@SETTINGS
+@given(case=data)
+def test_column_sums(case):
+    _, X = _draw_X(case)
+    out = np.zeros(X.shape[1])
+    if case["sparse"]:
+        _common.column_sums_sparse(X.data, X.indices, X.indptr, out)
+    else:
+        _common.column_sums_dense(X, out)
+    assert np.all(np.abs(out - column_sums(X)) <= _abs_bound(X))
+
+
+@SETTINGS
+@given(case=data)
+def test_most_violated_constraint(case):
+    rng, X = _draw_X(case)
+    n_samples = X.shape[0]
+    decision = _decision(rng, n_samples)
+    constraints = np.full((n_samples, 3), 7, dtype=np.uint8)
+    z = np.full(X.shape[1], np.nan)
+    if case["sparse"]:
+        result = _cpmmc.most_violated_sparse(
+            X.data, X.indices, X.indptr, decision, constraints, 1, z
+        )
+    else:
+        result = _cpmmc.most_violated_dense(X, decision, constraints, 1, z)
+    c, z_ref, violation, size, sign_sum = most_violated(X, decision)
+    np.testing.assert_array_equal(constraints[:, 1], c)
+    np.testing.assert_array_equal(constraints[:, [0, 2]], 7)
+    assert np.all(np.abs(z - z_ref) <= _abs_bound(X) / n_samples)
+    expected = (violation, size, sign_sum)
+    np.testing.assert_allclose(result, expected, rtol=1e-12, atol=1e-15)
+    # The violation is the mean hinge loss of MMC at the same decision values.
+    hinge = mean_margin_loss(decision)
+    assert _cpmmc.mean_margin_loss(decision) == pytest.approx(hinge, rel=1e-12)
+    assert result[0] == pytest.approx(hinge, rel=1e-12, abs=1e-15)
+
+
+@SETTINGS
+@given(case=data)
+def test_signed_row_sum(case):
+    rng, X = _draw_X(case)
+    labels = rng.choice([-1, 0, 1], size=X.shape[0]).astype(np.int8)
+    out = np.full(X.shape[1], np.nan)
+    if case["sparse"]:
+        _multivariate.signed_row_sum_sparse(X.data, X.indices, X.indptr, labels, out)
+    else:
+        _multivariate.signed_row_sum_dense(X, labels, out)
+    reference = signed_row_sum(X, labels)
+    assert np.all(np.abs(out - reference) <= _abs_bound(X) / X.shape[0])
