@@ -11,6 +11,7 @@ import mmc
 import mmc._cpmmc
 import mmc._multivariate
 import mmc.datasets
+import mmc.kernels
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -35,7 +36,7 @@ def test_public_names_exist():
 
 @pytest.mark.parametrize(
     "module",
-    [mmc.metrics, mmc._cpmmc, mmc._multivariate, mmc.datasets],
+    [mmc.metrics, mmc._cpmmc, mmc._multivariate, mmc.datasets, mmc.kernels],
     ids=lambda m: m.__name__,
 )
 def test_docstring_examples(module):
