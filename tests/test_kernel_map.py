@@ -12,6 +12,7 @@ from _data import random_X
 from sklearn.cluster import KMeans
 from sklearn.datasets import make_circles, make_moons
 from sklearn.metrics.pairwise import pairwise_kernels
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from mmc import CPMMC, MultivariateMMC
 from mmc.kernels import KernelFeatureMap
@@ -199,3 +200,10 @@ def test_bad_kernel_parameters_are_rejected(Estimator, params, match):
     X = np.random.default_rng(4).normal(size=(10, 2))
     with pytest.raises(ValueError, match=match):
         Estimator(**params).fit(X)
+
+
+@parametrize_with_checks(
+    [E(kernel="rbf", n_components=20, random_state=0) for E in LINEAR_MODEL_ESTIMATORS]
+)
+def test_sklearn_compatible_with_a_kernel(estimator, check):
+    check(estimator)
