@@ -22,9 +22,10 @@ import itertools
 import numpy as np
 import pytest
 from sklearn.cluster import KMeans
-from sklearn.datasets import load_digits
+from sklearn.datasets import load_breast_cancer, load_digits
+from sklearn.preprocessing import StandardScaler
 
-from mmc import CPMMC, MultivariateMMC
+from mmc import CPMMC, ODMC, MultivariateMMC
 from mmc.metrics import clustering_error, normalized_mutual_info, rand_index
 
 # Clustering error (%) allowed on the four pairs the paper singles out.
@@ -165,3 +166,31 @@ def test_rbf_kernel_loses_nothing_on_the_digit_pairs(digit_pair_errors):
         errors.append(100 * clustering_error(y[mask], labels))
     linear = np.mean([cpmmc for cpmmc, _ in digit_pair_errors.values()])
     assert np.mean(errors) <= linear + RBF_MARGIN
+
+
+# ODMC (its issue's contract): with the defaults and random_state=0, the mean
+# error over the 45 digit pairs is at most CPMMC's + 0.5 points (measured: ODMC
+# 1.90%, CPMMC 2.41%), and on the standardised breast cancer data ODMC is at
+# least as accurate as KMeans(n_clusters=2, n_init=10) (measured: 91.39% and
+# 90.51%). bench/odmc.md records the run.
+ODMC_MARGIN = 0.5
+
+
+def test_odmc_mean_error_within_half_a_point_of_cpmmc(digit_pair_errors):
+    X, y = load_digits(return_X_y=True)
+    X = X / 16.0
+    errors = []
+    for a, b in itertools.combinations(range(10), 2):
+        mask = (y == a) | (y == b)
+        labels = ODMC(random_state=0).fit(X[mask]).labels_
+        errors.append(100 * clustering_error(y[mask], labels))
+    cpmmc = np.mean([cpmmc for cpmmc, _ in digit_pair_errors.values()])
+    assert np.mean(errors) <= cpmmc + ODMC_MARGIN
+
+
+def test_odmc_breast_cancer_at_least_kmeans():
+    X, y = load_breast_cancer(return_X_y=True)
+    X = StandardScaler().fit_transform(X)
+    odmc = ODMC(random_state=0).fit(X).labels_
+    kmeans = KMeans(n_clusters=2, n_init=10, random_state=0).fit(X).labels_
+    assert clustering_error(y, odmc) <= clustering_error(y, kmeans)

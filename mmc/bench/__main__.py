@@ -7,6 +7,7 @@ import tempfile
 import time
 
 from mmc.bench import _multivariate as multivariate
+from mmc.bench import _odmc as odmc
 from mmc.bench import _registry as registry
 from mmc.bench._comparison import compare
 from mmc.bench._digits import digit_pairs
@@ -19,7 +20,7 @@ from mmc.bench._report import (
 )
 from mmc.bench._scaling import estimator_scaling, sparse_scaling
 
-SUITES = ("all", "accuracy", "scaling")
+SUITES = ("all", "accuracy", "scaling", "odmc")
 
 
 def _parser():
@@ -83,6 +84,8 @@ def _check_writable(directory):
 
 
 def _print_summary(results):
+    if "odmc" in results:
+        print("\n".join(odmc.summary_lines(results["odmc"])))
     if "comparison" in results:
         comparison = results["comparison"]
         print("Clustering error (%) with default parameters:")
@@ -196,6 +199,11 @@ def main(argv=None):
             repeat=repeat,
             random_state=args.seed,
         )
+    if args.suite in ("all", "odmc") and "ODMC" in entries:
+        results["odmc"] = odmc.run(
+            quick=args.quick, repeat=repeat, random_state=args.seed,
+            progress=_progress("ODMC digit pairs"),
+        )  # fmt: skip
     results["seconds"] = time.perf_counter() - start
 
     # Write everything next to the destination first and move it in place at
@@ -220,6 +228,9 @@ def main(argv=None):
                 )
                 written.append(figures[kind])
         write_markdown(results, os.path.join(staging, "report.md"), figures)
+        if "odmc" in results:
+            with open(os.path.join(staging, "report.md"), "a") as report:
+                report.write("\n" + odmc.markdown(results["odmc"]))
         for name in written:
             os.replace(os.path.join(staging, name), os.path.join(args.out, name))
 
