@@ -265,3 +265,12 @@ def test_docstring_example():
 
     result = doctest.testmod(mmc._odmc)
     assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize("n_samples", [1, 7, 255, 256, 1000, 5003])
+def test_visiting_order_is_a_permutation(n_samples):
+    from mmc._odmc import _visiting_order
+
+    order = _visiting_order(n_samples, np.random.RandomState(0))
+    assert order.dtype == np.int32
+    np.testing.assert_array_equal(np.sort(order), np.arange(n_samples))
