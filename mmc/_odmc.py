@@ -8,10 +8,16 @@ import scipy.sparse as sp
 from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.parallel import _get_threadpool_controller
 
-from mmc._base import _BaseMMC, _LinearDecisionMixin, column_means, decision_values
+from mmc._base import (
+    _BaseMMC,
+    _FeatureMapMixin,
+    _LinearDecisionMixin,
+    column_means,
+    decision_values,
+)
 from mmc._core._odmc import (
     balanced_signs,
     coordinate_epoch_dense,
@@ -543,8 +549,28 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
         Tolerance on the duality gap and on the violation of a new
         labelling, relative to the objective.
 
-    kernel : {"linear"}, default="linear"
-        Only the linear kernel for now.
+    kernel : {"linear", "rbf", "poly", "sigmoid", "cosine", "precomputed"} \
+            or callable, default="linear"
+        Kernel of the feature space in which the hyperplane is sought. With
+        ``"linear"`` the samples are used as they are; any other kernel maps
+        them with :class:`mmc.kernels.KernelFeatureMap` (exact when there are
+        at most ``n_components`` samples, Nystroem otherwise), at fit and at
+        predict time. ``"precomputed"``: ``fit`` takes the n x n kernel matrix
+        and ``predict`` the m x n kernel between new and training samples.
+
+    gamma : "scale" or float, default="scale"
+        Coefficient of the rbf, poly and sigmoid kernels; ``"scale"`` is
+        ``1 / (n_features * X.var())``, as in :class:`sklearn.svm.SVC`.
+
+    degree : int, default=3
+        Degree of the poly kernel.
+
+    coef0 : float, default=0.0
+        Constant term of the poly and sigmoid kernels.
+
+    n_components : int, default=500
+        Rank of the kernel feature map (number of landmarks); memory and time
+        grow as n_samples * n_components. Ignored by the linear kernel.
 
     init : {"auto", "pca", "kmeans", "random"} or array-like of shape \
             (n_samples,), default="auto"
@@ -600,6 +626,10 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
     n_features_in_ : int
         Number of features seen during fit.
 
+    kernel_map_ : KernelFeatureMap
+        The fitted feature map (only with a kernel other than ``"linear"``);
+        ``coef_`` then holds weights on its features.
+
     Notes
     -----
     The defaults were chosen by experiment (``python -m mmc.bench odmc``,
@@ -646,7 +676,7 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
         "class_balance": [Interval(Real, 0, 1, closed="both")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
-        "kernel": [StrOptions({"linear"})],
+        **_FeatureMapMixin._feature_map_constraints,
     }
 
     def __init__(
@@ -659,6 +689,10 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
         max_iter=500,
         tol=1e-2,
         kernel="linear",
+        gamma="scale",
+        degree=3,
+        coef0=0.0,
+        n_components=500,
         init="auto",
         n_init=3,
         random_state=None,
@@ -673,6 +707,10 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
         self.max_iter = max_iter
         self.tol = tol
         self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.n_components = n_components
         self.init = init
         self.n_init = n_init
         self.random_state = random_state
@@ -696,7 +734,7 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
         self : ODMC
             The fitted estimator.
         """
-        X = self._validate_X(X, reset=True)
+        X = self._validate_features(X, reset=True)
         n_samples = X.shape[0]
         random_state = check_random_state(self.random_state)
         x_mean = column_means(X)

@@ -241,7 +241,7 @@ def test_sparse_and_dense_input_give_the_same_fit():
         ({"tau": 0.0}, "'tau' parameter"),
         ({"tau": -1.0}, "'tau' parameter"),
         ({"class_balance": 1.5}, "'class_balance' parameter"),
-        ({"kernel": "rbf"}, "'kernel' parameter"),
+        ({"kernel": "laplacian"}, "'kernel' parameter"),
         ({"tol": -1.0}, "'tol' parameter"),
         ({"max_iter": 0}, "'max_iter' parameter"),
     ],
