@@ -4,6 +4,9 @@ Public API
 ----------
 CPMMC
     Binary maximum margin clustering by the cutting-plane method.
+EvoMMC, FastEvoMMC
+    Least-squares maximum margin clustering by an evolutionary search, on the
+    exact kernel matrix or on a Nystroem approximation of it.
 MultivariateMMC
     Binary maximum margin clustering that optimises NMI, Rand index or F-beta.
 ODMC
@@ -15,6 +18,7 @@ metrics
 
 from mmc import metrics
 from mmc._cpmmc import CPMMC
+from mmc._evo import EvoMMC, FastEvoMMC
 from mmc._multivariate import MultivariateMMC
 from mmc._odmc import ODMC
 
@@ -23,6 +27,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "CPMMC",
+    "EvoMMC",
+    "FastEvoMMC",
     "MultivariateMMC",
     "ODMC",
     "__version__",

@@ -388,3 +388,49 @@ def balanced_signs(keys, ties, bound):
         if abs(y.sum()) <= bound:
             best = max(best, float(y @ keys))
     return best
+
+
+# --------------------------------------------------------------------------
+# mmc._core._evo
+
+
+def least_squares_fitness(K, y, reg):
+    """Optimal value of ``min_c (1/n)|y - Kc|^2 + reg c'Kc`` by a direct solve.
+
+    Twin of ``mmc._core._evo.fitness`` (which gets the same value from the
+    coordinates of y in the eigenbasis of K): the minimiser is
+    ``c = (K + n reg I)^{-1} y``.
+    """
+    K = np.asarray(K, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    n = y.shape[0]
+    c = np.linalg.solve(K + n * reg * np.eye(n), y)
+    residual = y - K @ c
+    return float(residual @ residual / n + reg * c @ K @ c), c
+
+
+def subset_fitness(K_nR, K_RR, y, reg):
+    """Optimal value of ``min_c (1/n)|y - K_nR c|^2 + reg c'K_RR c``, c in R^r.
+
+    The fitness of FastEvoMMC (the paper's subset of regressors, eq. 12),
+    solved directly from the normal equations
+    ``(K_Rn K_nR + n reg K_RR) c = K_Rn y`` by least squares (K_RR may be
+    singular). Returns the value and c.
+    """
+    y = np.asarray(y, dtype=np.float64)
+    n = y.shape[0]
+    A = K_nR.T @ K_nR + n * reg * K_RR
+    c = np.linalg.lstsq(A, K_nR.T @ y, rcond=1e-13)[0]
+    residual = y - K_nR @ c
+    return float(residual @ residual / n + reg * c @ K_RR @ c), c
+
+
+def flip_labels(V, flips, y):
+    """Flip ``y[flips]`` in turn and return (y, V'y) recomputed from scratch.
+
+    Twin of ``mmc._core._evo.flip_labels``.
+    """
+    y = np.array(y, dtype=np.int8)
+    for i in flips:
+        y[i] = -y[i]
+    return y, np.asarray(V, dtype=np.float64).T @ y.astype(np.float64)

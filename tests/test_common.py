@@ -16,13 +16,20 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import mmc._qp
-from mmc import CPMMC, ODMC, MultivariateMMC
+from mmc import CPMMC, ODMC, EvoMMC, FastEvoMMC, MultivariateMMC
 from mmc.datasets import make_sparse_clusters
 from mmc.metrics import clustering_error
 
-ESTIMATORS = [CPMMC, MultivariateMMC, ODMC]
+ESTIMATORS = [CPMMC, MultivariateMMC, ODMC, EvoMMC, FastEvoMMC]
 # Estimators that solve no quadratic program (the quadprog tests skip them).
-NO_QP = (ODMC,)
+NO_QP = (ODMC, EvoMMC, FastEvoMMC)
+# Estimators without a hyperplane coef_ in feature space (kernel expansions).
+KERNEL_EXPANSIONS = (EvoMMC, FastEvoMMC)
+
+
+def _model(est):
+    """The fitted weights: coef_, or dual_coef_ of a kernel expansion."""
+    return est.dual_coef_ if isinstance(est, KERNEL_EXPANSIONS) else est.coef_
 
 
 @pytest.fixture(params=ESTIMATORS, ids=lambda E: E.__name__)
@@ -46,8 +53,11 @@ def test_separates_two_blobs(Estimator):
     decision = est.decision_function(X)
     assert decision.shape == (X.shape[0],)
     np.testing.assert_array_equal(decision > 0, est.labels_ == 1)
-    assert est.coef_.shape == (X.shape[1],)
     assert isinstance(est.intercept_, float)
+    if isinstance(est, KERNEL_EXPANSIONS):
+        assert est.n_generations_ >= 1
+        return
+    assert est.coef_.shape == (X.shape[1],)
     assert est.n_iter_ >= 1 and est.n_constraints_ >= 1
 
 
@@ -67,7 +77,7 @@ def test_same_random_state_same_result_and_different_seeds_run(Estimator):
     a = Estimator(random_state=7).fit(X)
     b = Estimator(random_state=7).fit(X)
     np.testing.assert_array_equal(a.labels_, b.labels_)
-    np.testing.assert_array_equal(a.coef_, b.coef_)
+    np.testing.assert_array_equal(_model(a), _model(b))
     assert a.objective_ == b.objective_
     rng = np.random.RandomState(7)
     c = Estimator(random_state=rng).fit(X)
@@ -82,6 +92,15 @@ def test_threads_give_the_same_result_as_one(Estimator):
     assert one.objective_ == two.objective_
 
 
+def _skip_chaotic_search(Estimator):
+    """EvoMMC and FastEvoMMC search labellings at random: a kernel matrix that
+    differs by rounding (sparse against dense, scaled data) can send the
+    search elsewhere on overlapping data. tests/test_evo.py checks these
+    invariances on separated clusters instead."""
+    if Estimator in KERNEL_EXPANSIONS:
+        pytest.skip(f"{Estimator.__name__}: rounding changes the random search")
+
+
 def test_sparse_with_int64_indices_and_explicit_zeros(Estimator):
     X, _ = make_sparse_clusters(
         n_samples=200, n_features=100, nnz_per_row=10, separation=0.5, random_state=1
@@ -93,6 +112,7 @@ def test_sparse_with_int64_indices_and_explicit_zeros(Estimator):
     np.testing.assert_array_equal(
         Estimator(random_state=0).fit(X64).labels_, reference.labels_
     )
+    _skip_chaotic_search(Estimator)
     X_zeros = X.copy()
     X_zeros.data[::7] = 0.0  # explicit zeros stay stored
     est = Estimator(random_state=0).fit(X_zeros)
@@ -121,6 +141,7 @@ def test_dtypes_memory_orders_and_read_only_input(Estimator, dtype):
 
 
 def test_invariant_to_scaling_and_translation(Estimator):
+    _skip_chaotic_search(Estimator)
     X, _ = two_blobs(distance=2.5, seed=9)
     reference = Estimator(random_state=0).fit(X)
     for transformed in (1e3 * X, 1e-3 * X, X + 50.0):
@@ -135,8 +156,10 @@ def test_pickle_and_clone(Estimator):
     est = Estimator(random_state=0).fit(X)
     restored = pickle.loads(pickle.dumps(est))
     np.testing.assert_array_equal(restored.predict(X), est.labels_)
-    np.testing.assert_array_equal(
-        restored.decision_function(X), est.decision_function(X)
+    # Kernel expansions go through BLAS, whose rounding may depend on the
+    # alignment of the (unpickled) arrays.
+    np.testing.assert_allclose(
+        restored.decision_function(X), est.decision_function(X), rtol=1e-13
     )
     fresh = clone(est)
     assert not hasattr(fresh, "labels_")
@@ -147,7 +170,7 @@ def test_initial_labels_as_array(Estimator):
     X, y = two_blobs(distance=6.0)
     est = Estimator(init=y, n_init=1).fit(X)
     assert clustering_error(y, est.labels_) == 0.0
-    with pytest.warns(RuntimeWarning, match="n_init=3"):
+    with pytest.warns(RuntimeWarning, match=f"n_init={Estimator().n_init}"):
         Estimator(init=y).fit(X)
     with pytest.raises(ValueError, match="shape"):
         Estimator(init=y[:-1], n_init=1).fit(X)
@@ -156,6 +179,8 @@ def test_initial_labels_as_array(Estimator):
 
 
 def test_iteration_limit_warns_and_still_labels(Estimator):
+    if "max_iter" not in Estimator().get_params():
+        pytest.skip(f"{Estimator.__name__} has no max_iter (see its own tests)")
     X, _ = two_blobs(distance=1.0, seed=10)
     with pytest.warns(ConvergenceWarning, match="max_iter=1"):
         est = Estimator(max_iter=1, random_state=0).fit(X)
@@ -169,7 +194,8 @@ def test_identical_samples_give_one_cluster_with_a_warning(Estimator):
     with pytest.warns(ConvergenceWarning, match="one cluster"):
         est = Estimator(random_state=0).fit(X)
     assert np.unique(est.labels_).size == 1
-    np.testing.assert_allclose(est.coef_, 0.0, atol=1e-12)
+    if not isinstance(est, KERNEL_EXPANSIONS):
+        np.testing.assert_allclose(est.coef_, 0.0, atol=1e-12)
 
 
 def test_duplicated_rows_and_constant_features(Estimator):
@@ -179,7 +205,8 @@ def test_duplicated_rows_and_constant_features(Estimator):
     y = np.concatenate([y, y])
     est = Estimator(random_state=0).fit(X)
     assert clustering_error(y, est.labels_) == 0.0
-    np.testing.assert_allclose(est.coef_[-2:], 0.0, atol=1e-10)
+    if not isinstance(est, KERNEL_EXPANSIONS):
+        np.testing.assert_allclose(est.coef_[-2:], 0.0, atol=1e-10)
 
 
 def test_single_feature(Estimator):

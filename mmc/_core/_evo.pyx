@@ -49,11 +49,12 @@ cdef inline uint32_t _seed_state(uint32_t seed) noexcept nogil:
 
 
 cdef Py_ssize_t _mutate(
-        const signed char[::1] y,
+        const signed char *y,
+        Py_ssize_t n_samples,
         Py_ssize_t label_sum,
         Py_ssize_t n_wanted,
         Py_ssize_t bound,
-        int[::1] marks,
+        int *marks,
         int stamp,
         uint32_t *state,
         int *flips,
@@ -68,7 +69,6 @@ cdef Py_ssize_t _mutate(
     written to ``flips`` (at most n_samples) and their new label sum.
     """
     cdef:
-        Py_ssize_t n_samples = y.shape[0]
         Py_ssize_t count = 0, f, i, j, tries
         Py_ssize_t total = label_sum
         signed char label
@@ -126,7 +126,7 @@ cdef inline double _fitness_after(
 
 cdef inline void _flip_delta(
         const floating[:, ::1] V,
-        const signed char[::1] y,
+        const signed char *y,
         const int *flips,
         Py_ssize_t n_flips,
         double *delta,
@@ -276,8 +276,8 @@ def mutate(
     with nogil:
         for i in range(y.shape[0]):
             label_sum += y[i]
-        n_flips = _mutate(y, label_sum, n_wanted, bound, marks, stamp, &state,
-                          &flips[0], &new_sum)
+        n_flips = _mutate(&y[0], y.shape[0], label_sum, n_wanted, bound,
+                          &marks[0], stamp, &state, &flips[0], &new_sum)
     return n_flips, new_sum
 
 
@@ -359,11 +359,9 @@ def evolve(
         Py_ssize_t n_components = V.shape[1]
         Py_ssize_t mu = Y.shape[0]
         Py_ssize_t n_cand = mu + n_offspring
-        Py_ssize_t t = 0, stale = 0, k, p, c, q, i, j, size, rank, n_free
-        Py_ssize_t new_sum
+        Py_ssize_t t = 0
         uint32_t state = _seed_state(seed)
-        double inv_n, best, gen_best, fc
-        int stamp = 0
+        double inv_n
         # Scratch, allocated once per run.
         int *flips = NULL             # (n_offspring, n_samples)
         Py_ssize_t *n_flips = NULL    # (n_offspring,)
@@ -477,12 +475,12 @@ cdef Py_ssize_t _evolve_loop(
                     marks[i] = 0
                 stamp = 0
             stamp += 1
-            n_flips[k] = _mutate(Y[p], sums[p], size, bound,
-                                 <int[:n_samples]> marks, stamp, state,
-                                 flips + k * n_samples, &sums[mu + k])
+            n_flips[k] = _mutate(&Y[p, 0], n_samples, sums[p], size, bound,
+                                 marks, stamp, state, flips + k * n_samples,
+                                 &sums[mu + k])
             parents[k] = p
             delta = deltas + k * n_components
-            _flip_delta(V, Y[p], flips + k * n_samples, n_flips[k], delta)
+            _flip_delta(V, &Y[p, 0], flips + k * n_samples, n_flips[k], delta)
             cand_fit[mu + k] = _fitness_after(&U[p, 0], delta, &weights[0],
                                               n_components, inv_n)
         for p in range(mu):
