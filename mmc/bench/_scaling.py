@@ -140,7 +140,8 @@ def estimator_scaling(entries, quick=False, repeat=1, random_state=0, progress=N
                     seconds, fitted = time_fit(
                         lambda: entry.make(2, random_state),
                         X,
-                        repeat,
+                        # Fits of seconds vary little: one is enough there.
+                        repeat if not record["times"] or record["times"][-1] < 1 else 1,
                         warm_up=n_samples == sizes[0],
                     )
             except (ValueError, MemoryError) as exc:
