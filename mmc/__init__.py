@@ -2,6 +2,8 @@
 
 Public API
 ----------
+CPM3C
+    Multiclass maximum margin clustering by the cutting-plane method.
 CPMMC
     Binary maximum margin clustering by the cutting-plane method.
 MultivariateMMC
@@ -12,6 +14,7 @@ metrics
 """
 
 from mmc import metrics
+from mmc._cpm3c import CPM3C
 from mmc._cpmmc import CPMMC
 from mmc._multivariate import MultivariateMMC
 
@@ -19,6 +22,7 @@ from mmc._multivariate import MultivariateMMC
 __version__ = "0.1.0"
 
 __all__ = [
+    "CPM3C",
     "CPMMC",
     "MultivariateMMC",
     "__version__",

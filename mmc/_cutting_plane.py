@@ -24,7 +24,9 @@ estimator supplies a *working set* object with
   linearised problem did not change);
 * ``slack()``, ``squared_norm()``, ``loss()``: the slack of the restricted
   problem, ``|w|^2`` and the loss term at the current iterate;
-* ``solution()``: ``(coef, intercept)``; ``size``: the number of constraints.
+* ``solution()``: ``(coef, intercept)``; ``size``: the number of constraints;
+* ``release()``: at convergence, let assignments that were held fixed change
+  and return True, or return False (the run is over).
 
 The subset working set of :mod:`mmc._cpmmc` and the multiclass one of
 :mod:`mmc._cpm3c` implement it.
@@ -112,8 +114,13 @@ def cutting_plane_run(
     for n_iter in range(1, max_iter + 1):
         violation = working_set.add_most_violated()
         if n_iter > 1 and violation <= xi + epsilon:
-            converged = True
-            break
+            # A working set that held its assignments fixed so far lets them
+            # go now and goes on from the solution it reached.
+            if not working_set.release():
+                converged = True
+                break
+            xi = working_set.slack()
+            violation = working_set.add_most_violated()
         working_set.commit()
 
         previous = np.inf
