@@ -2,15 +2,20 @@
 determinism, errors. Each test runs once per estimator."""
 
 import pickle
+import subprocess
+import sys
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import pytest
+import scipy.optimize
 from _data import two_blobs
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
+import mmc._qp
 from mmc import CPMMC, MultivariateMMC
 from mmc.datasets import make_sparse_clusters
 from mmc.metrics import clustering_error
@@ -28,7 +33,7 @@ def test_sklearn_compatible(estimator, check):
     check(estimator)
 
 
-def test_separates_twotwo_blobs(Estimator):
+def test_separates_two_blobs(Estimator):
     X, y = two_blobs()
     est = Estimator(random_state=0).fit(X)
     assert clustering_error(y, est.labels_) == 0.0
@@ -244,3 +249,104 @@ def test_no_warning_on_easy_data(Estimator):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         Estimator(random_state=0).fit(X)
+
+
+def test_other_sparse_formats_are_converted(Estimator):
+    X, _ = make_sparse_clusters(
+        n_samples=200, n_features=100, nnz_per_row=10, separation=0.6,
+        random_state=2,
+    )  # fmt: skip
+    reference = Estimator(init="random", random_state=0).fit(X)
+    for fmt in ("csc", "coo", "lil", "dok"):
+        est = Estimator(init="random", random_state=0).fit(X.asformat(fmt))
+        np.testing.assert_array_equal(est.labels_, reference.labels_)
+        np.testing.assert_array_equal(est.predict(X.asformat(fmt)), est.labels_)
+
+
+class _ArrayLike:
+    """A container that numpy converts through ``__array__`` (as pandas does)."""
+
+    def __init__(self, values):
+        self.values = values
+
+    def __array__(self, dtype=None, copy=None):
+        return np.asarray(self.values, dtype=dtype)
+
+    def __len__(self):
+        return len(self.values)
+
+    @property
+    def shape(self):
+        return self.values.shape
+
+
+def test_integer_and_array_like_input(Estimator):
+    X, y = two_blobs(distance=8.0)
+    X_int = np.rint(10 * X).astype(np.int64)
+    reference = Estimator(random_state=0).fit(X_int.astype(np.float64))
+    est = Estimator(random_state=0).fit(X_int)
+    np.testing.assert_array_equal(est.labels_, reference.labels_)
+    assert clustering_error(y, est.labels_) == 0.0
+    wrapped = Estimator(random_state=0).fit(_ArrayLike(X_int))
+    np.testing.assert_array_equal(wrapped.labels_, reference.labels_)
+
+
+def test_same_result_in_another_process(Estimator, tmp_path):
+    X, _ = two_blobs(distance=2.0, seed=11)
+    here = Estimator(random_state=3).fit(X)
+    np.save(tmp_path / "X.npy", X)
+    script = (
+        "import sys, numpy as np, mmc\n"
+        f"est = mmc.{Estimator.__name__}(random_state=3).fit(np.load(sys.argv[1]))\n"
+        "np.save(sys.argv[2], est.labels_)\n"
+        "print(repr(est.objective_))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-I", "-c", script, str(tmp_path / "X.npy"),
+         str(tmp_path / "labels.npy")],
+        capture_output=True, text=True, cwd=tmp_path, timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    np.testing.assert_array_equal(np.load(tmp_path / "labels.npy"), here.labels_)
+    assert float(result.stdout) == here.objective_
+
+
+def test_two_estimators_on_threads_match_sequential_fits():
+    X, _ = two_blobs(distance=2.5, seed=12)
+    X_other, _ = two_blobs(distance=3.0, seed=13, n_features=8)
+    jobs = [(E, data) for E in ESTIMATORS for data in (X, X_other)]
+    sequential = [E(random_state=0).fit(data) for E, data in jobs]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        threaded = list(pool.map(lambda job: job[0](random_state=0).fit(job[1]), jobs))
+    for a, b in zip(sequential, threaded):
+        np.testing.assert_array_equal(a.labels_, b.labels_)
+        assert a.objective_ == b.objective_
+
+
+def test_quadprog_failure_falls_back_to_slsqp(Estimator, monkeypatch):
+    X, y = two_blobs(distance=6.0, n_per_cluster=25)
+
+    def failing(*args, **kwargs):
+        raise ValueError("matrix G is not positive definite")
+
+    monkeypatch.setattr(mmc._qp.quadprog, "solve_qp", failing)
+    with pytest.warns(ConvergenceWarning, match="SLSQP"):
+        est = Estimator(random_state=0, n_init=1).fit(X)
+    assert clustering_error(y, est.labels_) == 0.0
+
+
+def test_qp_that_cannot_be_solved_raises_a_clear_error(Estimator, monkeypatch):
+    X, _ = two_blobs(n_per_cluster=10)
+
+    def failing(*args, **kwargs):
+        raise ValueError("constraints are inconsistent, no solution")
+
+    def no_solution(*args, **kwargs):
+        return scipy.optimize.OptimizeResult(success=False, message="forced", x=None)
+
+    monkeypatch.setattr(mmc._qp.quadprog, "solve_qp", failing)
+    monkeypatch.setattr(mmc._qp, "minimize", no_solution)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        with pytest.raises(mmc._qp.QPError, match="could not be solved: forced"):
+            Estimator(random_state=0, n_init=1).fit(X)
