@@ -427,9 +427,25 @@ class CPM3C(_CuttingPlaneEstimator):
 
     def _set_solution(self, X, best):
         self.coef_ = best.coef
-        self.labels_ = self.predict(X)
-        n_found = np.unique(self.labels_).size
-        if n_found < self.n_clusters:
+        labels = self.predict(X)
+        # The problem is symmetric under a permutation of the classes; name
+        # the clusters in the order in which they first occur in X (empty
+        # ones last), whichever start won.
+        _, first = np.unique(labels, return_index=True)
+        order = labels[np.sort(first)]
+        order = np.concatenate([order, np.setdiff1d(np.arange(self.n_clusters), order)])
+        self.coef_ = np.ascontiguousarray(best.coef[order])
+        self.labels_ = np.argsort(order)[labels]
+        n_found = first.size
+        if n_found == 1:
+            warnings.warn(
+                "CPM3C put every sample in one cluster: the data has no "
+                "direction along which it splits (for example, all samples are "
+                "identical).",
+                ConvergenceWarning,
+                stacklevel=5,
+            )
+        elif n_found < self.n_clusters:
             warnings.warn(
                 f"CPM3C found {n_found} non-empty clusters out of "
                 f"n_clusters={self.n_clusters} in every run; the data may not "

@@ -190,7 +190,10 @@ def cluster_means(X, labels, n_clusters):
         (np.ones(X.shape[0]), (labels, np.arange(X.shape[0]))),
         shape=(n_clusters, X.shape[0]),
     )
-    sums = np.asarray(onehot @ X, dtype=np.float64)
+    sums = onehot @ X
+    if sp.issparse(sums):
+        sums = sums.toarray()
+    sums = np.asarray(sums, dtype=np.float64)
     counts = np.asarray(onehot.sum(axis=1)).ravel()
     overall = np.asarray(X.mean(axis=0), dtype=np.float64).ravel()
     means = np.where(
