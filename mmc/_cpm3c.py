@@ -68,7 +68,7 @@ class _MulticlassConstraints:
     of :func:`mmc._cutting_plane.cutting_plane_run`.
     """
 
-    def __init__(self, X, x_mean, capacity, C, class_balance, n_clusters):
+    def __init__(self, X, x_mean, capacity, C, class_balance, n_clusters, repin):
         n_samples, n_features = X.shape
         self.X = X
         self.x_mean = x_mean
@@ -93,6 +93,9 @@ class _MulticlassConstraints:
         self._changed = np.empty(n_samples, dtype=np.int32)
         self._previous = np.empty(n_samples, dtype=np.uint8)
         self.pinned = False
+        self.repin = repin
+        self.tol = 1e-4
+        self._released_objective = np.inf
 
     def _grow(self):
         capacity = 2 * self.constraints.shape[1]
@@ -178,11 +181,41 @@ class _MulticlassConstraints:
         self._W_T = np.ascontiguousarray(self.W.T)
 
     def release(self):
-        """Let the assignments follow W from now on; False if they already do."""
+        """Let the assignments follow W; False if the run is over.
+
+        Called when the cutting plane has converged with the assignments
+        held fixed, i.e. at the multiclass SVM of the current clustering.
+        Without ``repin`` the assignments follow W from now on (CCCP). With
+        ``repin`` every sample moves to its best class at W and the
+        assignments are pinned again: moving a sample to its best class can
+        only lower the MMC objective at that W (the hinge loss of a sample is
+        smallest for its best class), and the next SVM, warm-started from
+        the constraints kept (each stays a lower bound of the loss under the
+        new assignments), lowers it again. This block descent ends when no
+        assignment changes or the objective no longer decreases by ``tol``;
+        the state is then left as it is, so that the loss reported by the
+        driver is that of the pinned assignments (equal to the MMC loss when
+        nothing would change).
+        """
         if not self.pinned:
             return False
+        if not self.repin:
+            self.pinned = False
+            self.update()
+            return True
+        assignment = self.assignment.copy()
+        _, _, gap = _class_scores(self.X, self._W_T, self._no_intercepts, assignment)
+        if np.array_equal(assignment, self.assignment):
+            return False
+        objective = 0.5 * self.squared_norm() + self.dual.C * multiclass_margin_loss(
+            gap
+        )
+        if objective >= self._released_objective * (1.0 - self.tol):
+            return False
+        self._released_objective = objective
         self.pinned = False
         self.update()
+        self.pinned = True
         return True
 
     def update(self):
@@ -420,10 +453,24 @@ class CPM3C(_CuttingPlaneEstimator):
             principal,
         )  # fmt: skip
 
-    def _make_working_set(self, X, x_mean, capacity, C, class_balance):
+    def _make_working_set(self, X, x_mean, capacity, C, class_balance, repin=False):
         return _MulticlassConstraints(
-            X, x_mean, capacity, C, class_balance, self.n_clusters
+            X, x_mean, capacity, C, class_balance, self.n_clusters, repin
         )
+
+    def _run_start(self, run_once, start):
+        # CCCP with free assignments reaches the lowest objectives, but on
+        # many clusters it can empty some. A start that does is run again by
+        # the block descent of _MulticlassConstraints.release (assignments
+        # pinned between SVM fits), which cannot empty a cluster as long as
+        # the SVM of a clustering keeps each class the best for its samples.
+        result = run_once(start)
+        if result.n_empty_clusters:
+            pinned = run_once(start, repin=True)
+            result = min(
+                (result, pinned), key=lambda r: (r.n_empty_clusters, r.objective)
+            )
+        return result
 
     def _set_solution(self, X, best):
         self.coef_ = best.coef

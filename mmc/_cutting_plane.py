@@ -211,7 +211,7 @@ class _CuttingPlaneEstimator(_BaseMMC):
                 )
             starts = [("array", labels)]
 
-        def run(start):
+        def run_once(start, **options):
             method, arg = start
             state = self._initial_state(X, x_mean, principal, method, arg)
             # 1/2 |W|^2 + C / (top_variance scale) loss_ws has the minimisers
@@ -219,7 +219,7 @@ class _CuttingPlaneEstimator(_BaseMMC):
             # the working set reports loss_ws = scale * loss.
             C = self.C / (top_variance * self._loss_scale)
             working_set = self._make_working_set(
-                X, x_mean, min(self.max_iter, 8), C, self.class_balance
+                X, x_mean, min(self.max_iter, 8), C, self.class_balance, **options
             )
             working_set.start(state)
             result = cutting_plane_run(
@@ -234,6 +234,9 @@ class _CuttingPlaneEstimator(_BaseMMC):
                 name=name,
             )
             return result._replace(n_empty_clusters=working_set.n_empty_clusters())
+
+        def run(start):
+            return self._run_start(run_once, start)
 
         # The dense algebra of a run is on matrices of a few dozen rows, where
         # BLAS threads only add synchronisation (and oversubscribe the CPUs
@@ -260,6 +263,11 @@ class _CuttingPlaneEstimator(_BaseMMC):
 
     def _check_params_vs_input(self, X):
         """Checks that involve the data; none by default."""
+
+    def _run_start(self, run_once, start):
+        """The run of one restart: ``run_once(start, **options)``, where the
+        options go to ``_make_working_set``; a subclass may run variants."""
+        return run_once(start)
 
 
 class _BinaryCuttingPlane(_LinearDecisionMixin, _CuttingPlaneEstimator):

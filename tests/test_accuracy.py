@@ -227,9 +227,29 @@ def test_cpm3c_digit_subsets_not_worse_than_kmeans(cpm3c_subset_accuracies):
         assert accuracy >= kmeans - 0.5
 
 
+@pytest.fixture(scope="module")
+def cpm3c_ten_digits():
+    X, y = load_digits(return_X_y=True)
+    X = X / 16.0
+    labels = CPM3C(n_clusters=10, random_state=0).fit(X).labels_
+    baseline = KMeans(n_clusters=10, n_init=10, random_state=0).fit(X)
+    return (
+        labels,
+        100 * clustering_accuracy(y, labels),
+        100 * clustering_accuracy(y, baseline.labels_),
+    )
+
+
+def test_cpm3c_ten_digits_keeps_every_cluster(cpm3c_ten_digits):
+    labels, _, _ = cpm3c_ten_digits
+    assert np.unique(labels).size == 10
+
+
 @pytest.mark.xfail(
-    strict=True, reason="measured 70.6% against k-means 79.2%; see bench/cpm3c.md"
+    strict=True,
+    reason="measured 69.7% against k-means 79.2%: the MMC objective is lower "
+    "there than at the SVM of the k-means clustering; see bench/cpm3c.md",
 )
-def test_cpm3c_ten_digits_beats_kmeans():
-    accuracy, kmeans = _subset_accuracies(tuple(range(10)))
+def test_cpm3c_ten_digits_beats_kmeans(cpm3c_ten_digits):
+    _, accuracy, kmeans = cpm3c_ten_digits
     assert accuracy >= kmeans + CPM3C_KMEANS_MARGIN

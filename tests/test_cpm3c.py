@@ -9,6 +9,7 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
 from mmc import CPM3C
+from mmc._cpm3c import _MulticlassConstraints
 from mmc.datasets import make_sparse_clusters
 from mmc.metrics import clustering_error
 
@@ -147,3 +148,26 @@ def test_no_warning_with_k_clusters():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         CPM3C(n_clusters=5, random_state=0).fit(X)
+
+
+def test_block_descent_with_pinned_assignments(monkeypatch):
+    # The fallback of a start that empties a cluster: SVM fits with pinned
+    # assignments, each followed by a reassignment to the best classes.
+    monkeypatch.setattr(
+        CPM3C, "_run_start", lambda self, run_once, start: run_once(start, repin=True)
+    )
+    X, y = blobs(4, distance=8.0, seed=3)
+    est = CPM3C(n_clusters=4, random_state=0).fit(X)
+    assert clustering_error(y, est.labels_) == 0.0
+    X, y = blobs(4, distance=5.0, seed=3)
+    est = CPM3C(n_clusters=4, random_state=0).fit(X)
+    assert clustering_error(y, est.labels_) <= 0.05
+    assert est.objective_ == pytest.approx(_objective(est, X), rel=1e-3)
+    # It descends from the k-means start: its objective is at most that of
+    # the SVM trained on the k-means clustering (the first pinned phase), up
+    # to the precision of the cutting plane (C * epsilon).
+    params = dict(n_clusters=4, init="kmeans", n_init=1, epsilon=1e-4, max_iter=500)
+    descended = CPM3C(random_state=0, **params).fit(X)
+    monkeypatch.setattr(_MulticlassConstraints, "release", lambda self: False)
+    svm = CPM3C(random_state=0, **params).fit(X)
+    assert descended.objective_ <= svm.objective_ + descended.C * 1e-4
