@@ -279,20 +279,35 @@ class CPM3C(_CuttingPlaneEstimator):
     (Crammer-Singer) margin::
 
         min_W  s/2 sum_p |w_p|^2 + C/n sum_i max(0, 1 - (t_i1 - t_i2))
-        s.t.   |(w_p - w_q).mean(x)| <= class_balance   for all p, q
+        s.t.   |m_p - m_q| <= class_balance   for all p, q,
+               m_p = (1/n) sum_i (t_ip - max_{q != p} t_iq),
 
-    where ``t_i1`` and ``t_i2`` are the two best scores of sample i and
-    ``s`` is the variance of the data along its principal direction (see
-    :class:`CPMMC`). The pairwise balance constraints are eq. 16 of the paper
-    with ``l = class_balance * n``. As for CPMMC, constraints are added one at
-    a time (the most violated one, eq. 14) and each restricted problem is
-    solved by CCCP, one small dual QP per step; the time is linear in the
-    number of non-zeros of X and in k.
+    where ``t_ip = w_p.x_i``, ``t_i1`` and ``t_i2`` are the two best scores
+    of sample i and ``s`` is the variance of the data along its principal
+    direction (see :class:`CPMMC`). The balance constraints bound the
+    differences of the classes' mean margins ``m_p``, linearised at the
+    current assignments. The paper's eq. 16 bounds the differences of the
+    mean scores ``(w_p - w_q).mean(x)`` instead, which does not stop a
+    cluster from emptying. As for CPMMC, constraints are added one at a time
+    (the most violated one, eq. 14) and each restricted problem is solved by
+    CCCP, one small dual QP per step; each step is one pass over X, linear
+    in its number of non-zeros and in k.
 
     The problem is not convex, so ``n_init`` runs start from different
-    clusterings; a run that leaves a cluster empty loses to any run that
-    keeps all k, and among those the lowest objective wins (labels are never
-    consulted).
+    clusterings. Each run first trains the multiclass SVM of its initial
+    clustering (assignments held fixed), then lets the assignments follow W
+    (CCCP). When that empties a cluster, the run is repeated from the same
+    start by a block descent that alternates SVM fits with fixed
+    assignments and reassignments of every sample to its best class, which
+    lowers the objective monotonically and keeps the clusters of the start
+    alive far more often. A run that leaves a cluster empty loses to any run
+    that keeps all k, and among those the lowest objective wins (labels are
+    never consulted); if every run empties a cluster, a
+    ``ConvergenceWarning`` says so.
+
+    There is no intercept (as in the paper): the scores depend on the origin
+    of X, and a constant feature acts as an intercept. Clusters are numbered
+    in the order in which they first occur in X.
 
     Parameters
     ----------
@@ -304,7 +319,7 @@ class CPM3C(_CuttingPlaneEstimator):
         relative to the spread of the data.
 
     class_balance : float, default=0.03
-        Bound on the differences of the mean scores of the classes.
+        Bound on the differences of the mean margins of the classes.
 
     epsilon : float, default=0.01
         Precision of the cutting-plane method.
@@ -373,11 +388,10 @@ class CPM3C(_CuttingPlaneEstimator):
     --------
     >>> import numpy as np
     >>> from mmc import CPM3C
-    >>> X = np.array([[0.0, 0.0], [0.1, 0.2], [5.0, 0.0], [5.2, 0.1],
-    ...               [0.0, 5.0], [0.1, 5.1]])
-    >>> labels = CPM3C(n_clusters=3, random_state=0).fit(X).labels_
-    >>> len(set(labels[::2])), labels[0] == labels[1], labels[2] == labels[3]
-    (3, True, True)
+    >>> X = np.array([[1.0, 1.0], [1.1, 1.2], [6.0, 1.0], [6.2, 1.1],
+    ...               [1.0, 6.0], [1.1, 6.1]])
+    >>> CPM3C(n_clusters=3, random_state=0).fit(X).labels_
+    array([0, 0, 1, 1, 2, 2])
     """
 
     _parameter_constraints: dict = {
@@ -474,7 +488,7 @@ class CPM3C(_CuttingPlaneEstimator):
 
     def _set_solution(self, X, best):
         self.coef_ = best.coef
-        labels = self.predict(X)
+        labels = self._assign(X)
         # The problem is symmetric under a permutation of the classes; name
         # the clusters in the order in which they first occur in X (empty
         # ones last), whichever start won.
@@ -482,7 +496,9 @@ class CPM3C(_CuttingPlaneEstimator):
         order = labels[np.sort(first)]
         order = np.concatenate([order, np.setdiff1d(np.arange(self.n_clusters), order)])
         self.coef_ = np.ascontiguousarray(best.coef[order])
-        self.labels_ = np.argsort(order)[labels]
+        # (A sample whose best scores tie goes to the lowest index, so it
+        # may change cluster with the naming: predict again.)
+        self.labels_ = self._assign(X)
         n_found = first.size
         if n_found == 1:
             warnings.warn(
@@ -534,7 +550,10 @@ class CPM3C(_CuttingPlaneEstimator):
             data equals ``labels_``.
         """
         check_is_fitted(self)
-        X = self._validate_X(X, reset=False)
+        return self._assign(self._validate_X(X, reset=False))
+
+    def _assign(self, X):
+        """Best class of each sample of a validated X."""
         assignment = np.zeros(X.shape[0], dtype=np.uint8)
         _class_scores(
             X, np.ascontiguousarray(self.coef_.T), np.zeros(self.n_clusters),
