@@ -2,6 +2,8 @@
 
 Public API
 ----------
+CPM3C
+    Multiclass maximum margin clustering by the cutting-plane method.
 CPMMC
     Binary maximum margin clustering by the cutting-plane method.
 EvoMMC, FastEvoMMC
@@ -17,6 +19,7 @@ metrics
 """
 
 from mmc import metrics
+from mmc._cpm3c import CPM3C
 from mmc._cpmmc import CPMMC
 from mmc._evo import EvoMMC, FastEvoMMC
 from mmc._multivariate import MultivariateMMC
@@ -26,6 +29,7 @@ from mmc._odmc import ODMC
 __version__ = "0.1.0"
 
 __all__ = [
+    "CPM3C",
     "CPMMC",
     "EvoMMC",
     "FastEvoMMC",

@@ -111,6 +111,10 @@ class _SubsetConstraints:
         n_flipped = flip_signs(self.decision, self.signs, self._flipped)
         return self.apply_flips(self.signs, self._flipped, n_flipped)
 
+    def release(self):
+        """The signs were never held fixed: the run is over."""
+        return False
+
     def n_empty_clusters(self):
         """Clusters without a sample at the iterate (0, 1 or 2)."""
         n_positive = int((self.signs > 0).sum())

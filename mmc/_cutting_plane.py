@@ -24,7 +24,9 @@ estimator supplies a *working set* object with
   linearised problem did not change);
 * ``slack()``, ``squared_norm()``, ``loss()``: the slack of the restricted
   problem, ``|w|^2`` and the loss term at the current iterate;
-* ``solution()``: ``(coef, intercept)``; ``size``: the number of constraints.
+* ``solution()``: ``(coef, intercept)``; ``size``: the number of constraints;
+* ``release()``: at convergence, let assignments that were held fixed change
+  and return True, or return False (the run is over).
 
 The subset working set of :mod:`mmc._cpmmc` and the multiclass one of
 :mod:`mmc._cpm3c` implement it.
@@ -113,8 +115,13 @@ def cutting_plane_run(
     for n_iter in range(1, max_iter + 1):
         violation = working_set.add_most_violated()
         if n_iter > 1 and violation <= xi + epsilon:
-            converged = True
-            break
+            # A working set that held its assignments fixed so far lets them
+            # go now and goes on from the solution it reached.
+            if not working_set.release():
+                converged = True
+                break
+            xi = working_set.slack()
+            violation = working_set.add_most_violated()
         working_set.commit()
 
         previous = np.inf
@@ -209,7 +216,7 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
                 )
             starts = [("array", labels)]
 
-        def run(start):
+        def run_once(start, **options):
             method, arg = start
             state = self._initial_state(X, x_mean, principal, method, arg)
             # 1/2 |W|^2 + C / (top_variance scale) loss_ws has the minimisers
@@ -217,7 +224,7 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
             # the working set reports loss_ws = scale * loss.
             C = self._resolve_C() / (top_variance * self._loss_scale)
             working_set = self._make_working_set(
-                X, x_mean, min(self.max_iter, 8), C, self.class_balance
+                X, x_mean, min(self.max_iter, 8), C, self.class_balance, **options
             )
             working_set.start(state)
             result = cutting_plane_run(
@@ -232,6 +239,9 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
                 name=name,
             )
             return result._replace(n_empty_clusters=working_set.n_empty_clusters())
+
+        def run(start):
+            return self._run_start(run_once, start)
 
         # The dense algebra of a run is on matrices of a few dozen rows, where
         # BLAS threads only add synchronisation (and oversubscribe the CPUs
@@ -264,6 +274,11 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
 
     def _check_params_vs_input(self, X):
         """Checks that involve the data; none by default."""
+
+    def _run_start(self, run_once, start):
+        """The run of one restart: ``run_once(start, **options)``, where the
+        options go to ``_make_working_set``; a subclass may run variants."""
+        return run_once(start)
 
 
 class _BinaryCuttingPlane(_LinearDecisionMixin, _CuttingPlaneEstimator):

@@ -17,7 +17,8 @@ the solvers would ask for anyway.
 import warnings
 
 import numpy as np
-from sklearn.cluster import KMeans
+import scipy.sparse as sp
+from sklearn.cluster import KMeans, kmeans_plusplus
 from sklearn.exceptions import ConvergenceWarning
 
 from mmc._base import decision_values
@@ -160,3 +161,94 @@ def principal_component(X, x_mean, random_state):
     if not variance > 1e-20 * float(x_mean @ x_mean):
         variance = 1.0
     return direction, variance
+
+
+# Initialisations of the multiclass estimator, in the order "auto" uses them.
+MULTICLASS_INIT_METHODS = ("kmeans", "k-means++", "pca", "random")
+
+
+def multiclass_start_methods(init, n_init):
+    """Initialisation method of each restart of a k-cluster estimator.
+
+    ``"auto"`` gives k-means, k-means++ seeding, quantiles along the
+    principal direction, then random samples as centres.
+    """
+    if init == "auto":
+        return [
+            MULTICLASS_INIT_METHODS[min(i, len(MULTICLASS_INIT_METHODS) - 1)]
+            for i in range(n_init)
+        ]
+    return [init] * n_init
+
+
+def cluster_means(X, labels, n_clusters):
+    """Mean of the rows of each cluster, as a dense (n_clusters, n_features) array.
+
+    An empty cluster gets the mean of all rows.
+    """
+    onehot = sp.csr_matrix(
+        (np.ones(X.shape[0]), (labels, np.arange(X.shape[0]))),
+        shape=(n_clusters, X.shape[0]),
+    )
+    sums = onehot @ X
+    if sp.issparse(sums):
+        sums = sums.toarray()
+    sums = np.asarray(sums, dtype=np.float64)
+    counts = np.asarray(onehot.sum(axis=1)).ravel()
+    overall = np.asarray(X.mean(axis=0), dtype=np.float64).ravel()
+    means = np.where(
+        counts[:, None] > 0, sums / np.maximum(counts, 1)[:, None], overall
+    )
+    return means
+
+
+def initial_centres(X, x_mean, method, random_state, n_clusters, principal):
+    """Initial cluster centres of a k-cluster restart.
+
+    Parameters
+    ----------
+    X : {ndarray, CSR matrix} of shape (n_samples, n_features)
+        Validated data.
+
+    x_mean : ndarray of shape (n_features,)
+        Mean of the rows of X.
+
+    method : {"kmeans", "k-means++", "pca", "random"}
+        ``"kmeans"``: one run of k-means; ``"k-means++"``: k-means++ seeding
+        only; ``"pca"``: means of the k quantile bins of the projections on
+        the principal direction; ``"random"``: k distinct random samples.
+
+    random_state : numpy.random.RandomState
+        Source of randomness of this restart.
+
+    n_clusters : int
+        Number of clusters.
+
+    principal : ndarray of shape (n_features,)
+        Principal direction of the data, computed once per fit.
+
+    Returns
+    -------
+    centres : ndarray of shape (n_clusters, n_features), dtype=float64
+    """
+    if method == "kmeans":
+        km = KMeans(n_clusters=n_clusters, n_init=1, random_state=random_state)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            km.fit(X)
+        return np.asarray(km.cluster_centers_, dtype=np.float64)
+    if method == "k-means++":
+        centres, _ = kmeans_plusplus(X, n_clusters, random_state=random_state)
+        return np.asarray(centres.toarray() if sp.issparse(centres) else centres,
+                          dtype=np.float64)  # fmt: skip
+    if method == "pca":
+        projections = decision_values(X, principal, 0.0)
+        order = np.argsort(projections, kind="stable")
+        labels = np.empty(X.shape[0], dtype=np.intp)
+        labels[order] = np.arange(X.shape[0]) * n_clusters // X.shape[0]
+        return cluster_means(X, labels, n_clusters)
+    rows = random_state.choice(X.shape[0], size=n_clusters, replace=False)
+    centres = X[rows]
+    return np.asarray(
+        centres.toarray() if sp.issparse(centres) else centres, dtype=np.float64
+    )

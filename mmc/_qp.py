@@ -387,3 +387,121 @@ class CPMMCDual:
             + sizes @ lam
             - self.class_balance * abs(sign_sums @ lam)
         )
+
+
+class CPM3CDual:
+    """Dual of the CCCP subproblem of CPM3C, for a growing working set.
+
+    The primal (problem 17 linearised, DESIGN.md section 4) is
+
+        min  1/2 sum_p |w_p|^2 + C xi
+        s.t. xi >= A_c - <B_c, W>          for every constraint c,
+             |<D_p, W> - <D_q, W>| <= class_balance   for all p, q,
+
+    with W = (w_1 .. w_k) and one balance vector D_p (a k x d matrix) per
+    class (see :mod:`mmc._cpm3c`). The pairwise balance constraints hold
+    exactly when some centre tau has ``|<D_p, W> - tau| <= class_balance / 2``
+    for every p, so with tau as a free variable they need k pairs of
+    multipliers instead of k(k-1). Stationarity gives
+
+        W = sum_c lam_c B_c - sum_p m_p D_p,   m = mu_plus - mu_minus,
+        sum_c lam_c <= C,                      sum_p m_p = 0  (from tau),
+
+    and the dual
+
+        max  -1/2 |sum_c lam_c B_c - sum_p m_p D_p|^2 + A'lam
+             - class_balance / 2 * sum_p (mu_plus_p + mu_minus_p)
+        s.t. lam, mu_plus, mu_minus >= 0, sum(lam) <= C, sum(mu_plus - mu_minus) = 0,
+
+    whose Hessian, in (lam, mu_plus, mu_minus), is built from the Frobenius
+    Gram matrix of the B_c, the products <B_c, D_p> and the Gram matrix of
+    the D_p. The columns of mu_plus and mu_minus are opposite, so the Hessian
+    is singular; :func:`solve_qp` regularises and polishes. As for CPMMC the
+    QP is solved for the variables divided by C, which makes it independent
+    of the units of X.
+
+    Parameters
+    ----------
+    C : float
+        Bound on ``sum(lam)``.
+
+    class_balance : float
+        Bound on the pairwise differences of the balance terms.
+
+    n_clusters : int
+        Number of classes k.
+    """
+
+    def __init__(self, C, class_balance, n_clusters):
+        self.C = C
+        self.class_balance = class_balance
+        self.n_clusters = n_clusters
+        self._n_constraints = -1
+
+    def _allocate(self, n_cons):
+        k = self.n_clusters
+        n_vars = n_cons + 2 * k
+        self._hessian = np.zeros((n_vars, n_vars))
+        self._linear = np.zeros(n_vars)
+        self._linear[n_cons:] = -0.5 * self.class_balance
+        # Columns: sum(mu_plus - mu_minus) = 0 (the equality, first), then
+        # lam >= 0, sum(lam) <= 1 (scaled by C), mu_plus >= 0, mu_minus >= 0.
+        constraints = np.zeros((n_vars, n_vars + 2))
+        constraints[n_cons : n_cons + k, 0] = 1.0
+        constraints[n_cons + k :, 0] = -1.0
+        constraints[np.arange(n_cons), 1 + np.arange(n_cons)] = 1.0
+        constraints[:n_cons, 1 + n_cons] = -1.0
+        rows = n_cons + np.arange(2 * k)
+        constraints[rows, 2 + rows] = 1.0
+        self._constraints = np.asfortranarray(constraints)
+        self._bounds = np.zeros(n_vars + 2)
+        self._bounds[1 + n_cons] = -1.0
+        self._n_constraints = n_cons
+
+    def solve(self, gram, offsets, cross, balance_gram):
+        """Solve the dual for the current working set.
+
+        Parameters
+        ----------
+        gram : ndarray of shape (n_constraints, n_constraints)
+            Frobenius Gram matrix of the B_c.
+
+        offsets : ndarray of shape (n_constraints,)
+            The A_c.
+
+        cross : ndarray of shape (n_constraints, n_clusters)
+            ``<B_c, D_p>``.
+
+        balance_gram : ndarray of shape (n_clusters, n_clusters)
+            ``<D_p, D_q>``.
+
+        Returns
+        -------
+        lam : ndarray of shape (n_constraints,)
+            Multipliers of the constraints (non-negative).
+
+        m : ndarray of shape (n_clusters,)
+            ``mu_plus - mu_minus``, summing to zero.
+        """
+        n_cons = gram.shape[0]
+        k = self.n_clusters
+        if n_cons != self._n_constraints:
+            self._allocate(n_cons)
+        H = self._hessian
+        C = self.C
+        H[:n_cons, :n_cons] = C * gram
+        H[:n_cons, n_cons : n_cons + k] = -C * cross
+        H[:n_cons, n_cons + k :] = C * cross
+        H[n_cons:, :n_cons] = H[:n_cons, n_cons:].T
+        block = C * balance_gram
+        H[n_cons : n_cons + k, n_cons : n_cons + k] = block
+        H[n_cons + k :, n_cons + k :] = block
+        H[n_cons : n_cons + k, n_cons + k :] = -block
+        H[n_cons + k :, n_cons : n_cons + k] = -block
+        self._linear[:n_cons] = offsets
+        solution, _ = solve_qp(
+            H, self._linear, self._constraints, self._bounds, n_equalities=1
+        )
+        lam = C * np.maximum(solution[:n_cons], 0.0)
+        m = C * (solution[n_cons : n_cons + k] - solution[n_cons + k :])
+        return lam, m

@@ -14,12 +14,12 @@ from sklearn.datasets import make_circles, make_moons
 from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from mmc import CPMMC, ODMC, MultivariateMMC
+from mmc import CPM3C, CPMMC, ODMC, MultivariateMMC
 from mmc.kernels import KernelFeatureMap
 from mmc.metrics import clustering_error
 
 # The estimators that learn a linear model and so accept any kernel.
-LINEAR_MODEL_ESTIMATORS = [CPMMC, MultivariateMMC, ODMC]
+LINEAR_MODEL_ESTIMATORS = [CPMMC, MultivariateMMC, ODMC, CPM3C]
 
 
 @pytest.fixture(params=LINEAR_MODEL_ESTIMATORS, ids=lambda E: E.__name__)
@@ -131,20 +131,34 @@ def _moons_and_circles():
 _ODMC_RBF = pytest.mark.xfail(
     strict=True, reason="ODMC with the rbf kernel at gamma='scale': 29% / 49%"
 )
-
-
-@pytest.mark.parametrize("name", ["moons", "circles"])
-@pytest.mark.parametrize(
-    "Estimator",
-    [CPMMC, MultivariateMMC, pytest.param(ODMC, marks=_ODMC_RBF)],
-    ids=lambda E: E.__name__,
+# CPM3C has no intercept (as in its paper): the score difference of its two
+# classes cannot put the inner ring on one side (49% on the circles; 0% on the
+# moons).
+_CPM3C_CIRCLES = pytest.mark.xfail(
+    strict=True, reason="CPM3C has no intercept: 49% on the circles"
 )
+
+
+def _rbf_cases():
+    for name in ("moons", "circles"):
+        for Estimator in (CPMMC, MultivariateMMC, ODMC, CPM3C):
+            marks = []
+            if Estimator is ODMC:
+                marks = [_ODMC_RBF]
+            elif Estimator is CPM3C and name == "circles":
+                marks = [_CPM3C_CIRCLES]
+            yield pytest.param(
+                Estimator, name, marks=marks, id=f"{Estimator.__name__}-{name}"
+            )
+
+
+@pytest.mark.parametrize("Estimator, name", list(_rbf_cases()))
 def test_rbf_kernel_separates_what_no_hyperplane_can(Estimator, name):
     X, y = _moons_and_circles()[name]
     est = Estimator(kernel="rbf", random_state=0).fit(X)
     assert clustering_error(y, est.labels_) <= 0.02
     np.testing.assert_array_equal(est.predict(X), est.labels_)
-    assert est.coef_.shape == (est.kernel_map_.landmarks_.size,)
+    assert est.coef_.shape[-1] == est.kernel_map_.landmarks_.size
     # The same data defeats the linear kernel and k-means.
     linear = Estimator(random_state=0).fit(X)
     assert clustering_error(y, linear.labels_) > 0.10
@@ -165,8 +179,8 @@ def test_new_points_are_mapped_with_the_fitted_map(Estimator):
 
 
 def test_precomputed_kernel_gives_the_rbf_result(Estimator):
-    X, _ = make_circles(300, factor=0.4, noise=0.05, random_state=3)
-    X_new, _ = make_circles(50, factor=0.4, noise=0.05, random_state=4)
+    X, _ = make_moons(300, noise=0.05, random_state=3)
+    X_new, _ = make_moons(50, noise=0.05, random_state=4)
     named = Estimator(kernel="rbf", gamma=2.0, random_state=0).fit(X)
     K = pairwise_kernels(X, metric="rbf", gamma=2.0)
     est = Estimator(kernel="precomputed", random_state=0).fit(K)
@@ -217,7 +231,13 @@ def test_bad_kernel_parameters_are_rejected(Estimator, params, match):
 
 
 @parametrize_with_checks(
-    [E(kernel="rbf", n_components=20, random_state=0) for E in LINEAR_MODEL_ESTIMATORS]
+    # CPM3C's checks (some with n_clusters=1, which it rejects) are in
+    # test_common.py.
+    [
+        E(kernel="rbf", n_components=20, random_state=0)
+        for E in LINEAR_MODEL_ESTIMATORS
+        if E is not CPM3C
+    ]
 )
 def test_sklearn_compatible_with_a_kernel(estimator, check):
     check(estimator)

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 import mmc
+import mmc._cpm3c
 import mmc._cpmmc
 import mmc._multivariate
 import mmc.datasets
@@ -36,7 +37,14 @@ def test_public_names_exist():
 
 @pytest.mark.parametrize(
     "module",
-    [mmc.metrics, mmc._cpmmc, mmc._multivariate, mmc.datasets, mmc.kernels],
+    [
+        mmc.metrics,
+        mmc._cpmmc,
+        mmc._multivariate,
+        mmc._cpm3c,
+        mmc.datasets,
+        mmc.kernels,
+    ],
     ids=lambda m: m.__name__,
 )
 def test_docstring_examples(module):

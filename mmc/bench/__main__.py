@@ -6,6 +6,7 @@ import sys
 import tempfile
 import time
 
+from mmc.bench import _cpm3c as cpm3c
 from mmc.bench import _multivariate as multivariate
 from mmc.bench import _odmc as odmc
 from mmc.bench import _registry as registry
@@ -138,6 +139,22 @@ def _print_summary(results):
             for loss, row in scan["losses"].items()
         )
         print(f"Exact scan, n={scan['n_samples']} (tables/s): {rates}")
+    if "cpm3c_digits" in results:
+        print("CPM3C on digit subsets (accuracy %, fit time / KMeans(n_init=10)):")
+        for name, row in results["cpm3c_digits"]["subsets"].items():
+            print(
+                f"  {name:5s} CPM3C {row['cpm3c_accuracy']:5.1f} KMeans "
+                f"{row['kmeans_accuracy']:5.1f} target {row['target']:5.1f} "
+                f"time ratio {row['time_ratio']:.1f}"
+            )
+    if "cpm3c_scaling" in results:
+        cs = results["cpm3c_scaling"]
+        times = ", ".join(
+            f"k={r['n_clusters']} {r['time']:.2f}s" for r in cs["clusters"]
+        )
+        print(f"CPM3C time against k: {times} (slope {cs['clusters_slope']:.2f})")
+        times = ", ".join(f"n={r['n_samples']} {r['time']:.2f}s" for r in cs["sizes"])
+        print(f"CPM3C time against n (k=4): {times} (slope {cs['sizes_slope']:.2f})")
     if "scaling" in results:
         sc = results["scaling"]
         print("Sparse scaling (n_init=1):")
@@ -198,6 +215,15 @@ def main(argv=None):
             n_samples=20000,
             repeat=repeat,
             random_state=args.seed,
+        )
+    # CPM3C in detail: the digit subsets, and fit time against k and n.
+    if args.suite in ("all", "accuracy") and detailed and "CPM3C" in entries:
+        results["cpm3c_digits"] = cpm3c.digit_subsets(
+            quick=args.quick, repeat=repeat, random_state=args.seed
+        )
+    if args.suite in ("all", "scaling") and detailed and "CPM3C" in entries:
+        results["cpm3c_scaling"] = cpm3c.cluster_scaling(
+            quick=args.quick, repeat=repeat, random_state=args.seed
         )
     if args.suite in ("all", "odmc") and "ODMC" in entries:
         results["odmc"] = odmc.run(

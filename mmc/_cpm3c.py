@@ -1,0 +1,600 @@
+"""Multiclass cutting-plane maximum margin clustering (CPM3C)."""
+
+import warnings
+from numbers import Integral
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.base import _fit_context
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_is_fitted
+
+from mmc._core._cpm3c import (
+    apply_changes_dense,
+    apply_changes_sparse,
+    assign_dense,
+    assign_sparse,
+    class_sums_dense,
+    class_sums_sparse,
+    most_violated_dense,
+    most_violated_sparse,
+    multiclass_margin_loss,
+)
+from mmc._cutting_plane import _CuttingPlaneEstimator, grow_columns, grow_rows
+from mmc._init import (
+    MULTICLASS_INIT_METHODS,
+    cluster_means,
+    initial_centres,
+    multiclass_start_methods,
+)
+from mmc._qp import CPM3CDual
+
+
+def _class_scores(X, W_T, intercepts, assignment):
+    """Assign X with the kernels; returns (assignment, runner, gap)."""
+    n_samples = X.shape[0]
+    runner = np.empty(n_samples, dtype=np.uint8)
+    gap = np.empty(n_samples)
+    changed = np.empty(n_samples, dtype=np.int32)
+    previous = np.empty(n_samples, dtype=np.uint8)
+    if sp.issparse(X):
+        assign_sparse(
+            X.data, X.indices, X.indptr, W_T, intercepts, assignment, runner, gap,
+            changed, previous,
+        )  # fmt: skip
+    else:
+        assign_dense(X, W_T, intercepts, assignment, runner, gap, changed, previous)
+    return assignment, runner, gap
+
+
+class _MulticlassConstraints:
+    """Working set of CPM3C and its current iterate W.
+
+    Constraint c gives each sample nothing or a competing class r (eq. 14);
+    linearised at the current assignments it reads
+    ``xi >= A_c - <B_c, W>`` (see :mod:`mmc._core._cpm3c`). The set keeps the
+    B_c (capacity, k, d), the A_c and their Frobenius Gram matrix; a change
+    of assignment updates them in the kernel by rank-one corrections.
+
+    It also holds the balance vectors D_p: ``<D_p, W>`` is the mean margin of
+    class p linearised at the current assignments,
+
+        (1/n) sum_i (t_ip - t_{i q_i(p)}),  q_i(p) = best class of i other than p,
+
+    so ``D_p[p] = mean(x)`` and ``D_p[q] = -(S_q + R_pq) / n`` for q != p,
+    with S_q the sum of the samples assigned to q and R_pq the sum of those
+    assigned to p whose second-best class is q. It implements the interface
+    of :func:`mmc._cutting_plane.cutting_plane_run`.
+    """
+
+    def __init__(self, X, x_mean, capacity, C, class_balance, n_clusters, repin):
+        n_samples, n_features = X.shape
+        self.X = X
+        self.x_mean = x_mean
+        self.sparse = sp.issparse(X)
+        self.n_clusters = n_clusters
+        self.dual = CPM3CDual(C, class_balance, n_clusters)
+        self.size = 0
+        self.constraints = np.zeros((n_samples, capacity), dtype=np.uint8)
+        self.B = np.zeros((capacity, n_clusters, n_features))
+        self.offsets_ = np.zeros(capacity)
+        self.gram = np.zeros((capacity, capacity))
+        self._shift = np.zeros(capacity)
+        self._sums = np.zeros((n_clusters, n_features))
+        self._runner_sums = np.zeros((n_clusters, n_clusters, n_features))
+        self.D = np.zeros((n_clusters, n_clusters, n_features))
+        self.W = np.zeros((n_clusters, n_features))
+        self._W_T = np.zeros((n_features, n_clusters))
+        self._no_intercepts = np.zeros(n_clusters)
+        self.assignment = np.zeros(n_samples, dtype=np.uint8)
+        self.runner = np.zeros(n_samples, dtype=np.uint8)
+        self.gap = np.zeros(n_samples)
+        self._changed = np.empty(n_samples, dtype=np.int32)
+        self._previous = np.empty(n_samples, dtype=np.uint8)
+        self.pinned = False
+        self.repin = repin
+        self.tol = 1e-4
+        self._released_objective = np.inf
+
+    def _grow(self):
+        capacity = 2 * self.constraints.shape[1]
+        self.constraints = grow_columns(self.constraints, capacity)
+        self.gram = grow_columns(grow_rows(self.gram, capacity), capacity)
+        for name in ("B", "offsets_", "_shift"):
+            grow_rows(getattr(self, name), capacity)
+
+    def start(self, centres):
+        """Start from cluster centres, with the assignments held fixed.
+
+        Each sample is assigned to its nearest centre, and its competing
+        class is the second nearest (at W = 0 every pair of scores ties, so
+        the first constraint holds every sample). The assignments then stay
+        fixed until the cutting plane converges, which trains a multiclass
+        SVM on the initial clustering (:meth:`release` lets them go). Started
+        from W = 0 with free assignments instead, the first CCCP steps empty
+        clusters that the SVM solution keeps, at a higher MMC objective.
+        """
+        self.pinned = True
+        # -|x - c|^2 = 2 x.c - |c|^2 - |x|^2, and |x|^2 does not change the
+        # order of the classes.
+        _, self.runner, _ = _class_scores(
+            self.X, np.ascontiguousarray(2.0 * centres.T),
+            -np.einsum("ij,ij->i", centres, centres), self.assignment,
+        )  # fmt: skip
+        self.gap[:] = 0.0
+        self._update_balance()
+
+    def _update_balance(self):
+        """Balance vectors D_p at the current assignments (one pass over X)."""
+        X = self.X
+        if self.sparse:
+            class_sums_sparse(
+                X.data, X.indices, X.indptr, self.assignment, self.runner,
+                self._sums, self._runner_sums,
+            )  # fmt: skip
+        else:
+            class_sums_dense(
+                X, self.assignment, self.runner, self._sums, self._runner_sums
+            )
+        D = self.D
+        np.add(self._sums[None, :, :], self._runner_sums, out=D)
+        D /= -X.shape[0]
+        D[np.arange(self.n_clusters), np.arange(self.n_clusters)] = self.x_mean
+        self._previous_runner = self.runner.copy()
+
+    def add_most_violated(self):
+        """Append the most violated constraint at the iterate (eq. 14)."""
+        if self.size == self.constraints.shape[1]:
+            self._grow()
+        k = self.size
+        if self.sparse:
+            X = self.X
+            violation, size = most_violated_sparse(
+                X.data, X.indices, X.indptr, self.assignment, self.runner,
+                self.gap, self.constraints, k, self.B[k],
+            )  # fmt: skip
+        else:
+            violation, size = most_violated_dense(
+                self.X, self.assignment, self.runner, self.gap, self.constraints,
+                k, self.B[k],
+            )  # fmt: skip
+        self.offsets_[k] = size
+        return violation
+
+    def commit(self):
+        """Keep the constraint written by the last :meth:`add_most_violated`."""
+        k = self.size
+        flat = self.B[: k + 1].reshape(k + 1, -1)
+        row = flat @ flat[k]
+        self.gram[k, : k + 1] = row
+        self.gram[: k + 1, k] = row
+        self.size += 1
+
+    def solve(self):
+        """Solve the dual QP and recover W."""
+        k = self.size
+        B = self.B[:k].reshape(k, -1)
+        D = self.D.reshape(self.n_clusters, -1)
+        lam, m = self.dual.solve(self.gram[:k, :k], self.offsets_[:k], B @ D.T, D @ D.T)
+        self.W = (lam @ B - m @ D).reshape(self.W.shape)
+        self._W_T = np.ascontiguousarray(self.W.T)
+
+    def release(self):
+        """Let the assignments follow W; False if the run is over.
+
+        Called when the cutting plane has converged with the assignments
+        held fixed, i.e. at the multiclass SVM of the current clustering.
+        Without ``repin`` the assignments follow W from now on (CCCP). With
+        ``repin`` every sample moves to its best class at W and the
+        assignments are pinned again: moving a sample to its best class can
+        only lower the MMC objective at that W (the hinge loss of a sample is
+        smallest for its best class), and the next SVM, warm-started from
+        the constraints kept (each stays a lower bound of the loss under the
+        new assignments), lowers it again. This block descent ends when no
+        assignment changes or the objective no longer decreases by ``tol``;
+        the state is then left as it is, so that the loss reported by the
+        driver is that of the pinned assignments (equal to the MMC loss when
+        nothing would change).
+        """
+        if not self.pinned:
+            return False
+        if not self.repin:
+            self.pinned = False
+            self.update()
+            return True
+        assignment = self.assignment.copy()
+        _, _, gap = _class_scores(self.X, self._W_T, self._no_intercepts, assignment)
+        if np.array_equal(assignment, self.assignment):
+            return False
+        objective = 0.5 * self.squared_norm() + self.dual.C * multiclass_margin_loss(
+            gap
+        )
+        if objective >= self._released_objective * (1.0 - self.tol):
+            return False
+        self._released_objective = objective
+        self.pinned = False
+        self.update()
+        self.pinned = True
+        return True
+
+    def update(self):
+        """Assignments at the new W; update the statistics of the constraints."""
+        X = self.X
+        if self.sparse:
+            n_changed = assign_sparse(
+                X.data, X.indices, X.indptr, self._W_T, self._no_intercepts,
+                self.assignment, self.runner, self.gap, self._changed,
+                self._previous, self.pinned,
+            )  # fmt: skip
+        else:
+            n_changed = assign_dense(
+                X, self._W_T, self._no_intercepts, self.assignment, self.runner,
+                self.gap, self._changed, self._previous, self.pinned,
+            )  # fmt: skip
+        n_updates = 0
+        if n_changed:
+            args = (
+                self._changed, self._previous, n_changed, self.assignment,
+                self.constraints, self.size, self.B, self.offsets_, self.gram,
+                self._shift,
+            )  # fmt: skip
+            if self.sparse:
+                n_updates = apply_changes_sparse(X.data, X.indices, X.indptr, *args)
+            else:
+                n_updates = apply_changes_dense(X, *args)
+        # The balance vectors follow the runners-up as well as the classes.
+        if n_changed or not np.array_equal(self.runner, self._previous_runner):
+            self._update_balance()
+            n_updates += 1
+        return n_updates
+
+    def slack(self):
+        """Slack of the restricted problem at W."""
+        k = self.size
+        products = self.B[:k].reshape(k, -1) @ self.W.ravel()
+        return max(0.0, float((self.offsets_[:k] - products).max()))
+
+    def squared_norm(self):
+        return float(np.vdot(self.W, self.W))
+
+    def loss(self):
+        """Mean multiclass hinge loss at the iterate."""
+        return multiclass_margin_loss(self.gap)
+
+    def n_empty_clusters(self):
+        counts = np.bincount(self.assignment, minlength=self.n_clusters)
+        return int((counts == 0).sum())
+
+    def solution(self):
+        return self.W, None
+
+
+class CPM3C(_CuttingPlaneEstimator):
+    """Multiclass maximum margin clustering by the cutting-plane method.
+
+    CPM3C (Zhao, Wang and Zhang, 2008) looks for k weight vectors
+    ``W = (w_1, .., w_k)`` such that assigning each sample to its best class,
+    ``argmax_p w_p.x``, separates the clusters with the largest multiclass
+    (Crammer-Singer) margin::
+
+        min_W  s/2 sum_p |w_p|^2 + C/n sum_i max(0, 1 - (t_i1 - t_i2))
+        s.t.   |m_p - m_q| <= class_balance   for all p, q,
+               m_p = (1/n) sum_i (t_ip - max_{q != p} t_iq),
+
+    where ``t_ip = w_p.x_i``, ``t_i1`` and ``t_i2`` are the two best scores
+    of sample i and ``s`` is the variance of the data along its principal
+    direction (see :class:`CPMMC`). The balance constraints bound the
+    differences of the classes' mean margins ``m_p``, linearised at the
+    current assignments. The paper's eq. 16 bounds the differences of the
+    mean scores ``(w_p - w_q).mean(x)`` instead, which does not stop a
+    cluster from emptying. As for CPMMC, constraints are added one at a time
+    (the most violated one, eq. 14) and each restricted problem is solved by
+    CCCP, one small dual QP per step; each step is one pass over X, linear
+    in its number of non-zeros and in k.
+
+    The problem is not convex, so ``n_init`` runs start from different
+    clusterings. Each run first trains the multiclass SVM of its initial
+    clustering (assignments held fixed), then lets the assignments follow W
+    (CCCP). When that empties a cluster, the run is repeated from the same
+    start by a block descent that alternates SVM fits with fixed
+    assignments and reassignments of every sample to its best class, which
+    lowers the objective monotonically and keeps the clusters of the start
+    alive far more often. A run that leaves a cluster empty loses to any run
+    that keeps all k, and among those the lowest objective wins (labels are
+    never consulted); if every run empties a cluster, a
+    ``ConvergenceWarning`` says so.
+
+    There is no intercept (as in the paper): the scores depend on the origin
+    of X, and a constant feature acts as an intercept. Clusters are numbered
+    in the order in which they first occur in X.
+
+    Parameters
+    ----------
+    n_clusters : int, default=2
+        Number of clusters k (at least 2, at most 255).
+
+    C : float or "auto", default="auto"
+        Weight of the mean multiclass hinge loss against the margin term,
+        relative to the spread of the data. ``"auto"`` is 20 with the linear
+        kernel and 100 with any other, as for :class:`CPMMC`.
+
+    class_balance : float, default=0.03
+        Bound on the differences of the mean margins of the classes.
+
+    epsilon : float, default=0.01
+        Precision of the cutting-plane method.
+
+    tol : float, default=1e-4
+        CCCP stops when its objective decreases by less than ``tol`` times
+        its value (or when no assignment changes).
+
+    max_iter : int, default=100
+        Maximum number of cutting-plane iterations (constraints) per run.
+
+    max_cccp_iter : int, default=50
+        Maximum number of CCCP iterations after each new constraint.
+
+    kernel : {"linear", "rbf", "poly", "sigmoid", "cosine", "precomputed"} \
+            or callable, default="linear"
+        Kernel of the feature space in which the hyperplane is sought. With
+        ``"linear"`` the samples are used as they are; any other kernel maps
+        them with :class:`mmc.kernels.KernelFeatureMap` (exact when there are
+        at most ``n_components`` samples, Nystroem otherwise), at fit and at
+        predict time. ``"precomputed"``: ``fit`` takes the n x n kernel matrix
+        and ``predict`` the m x n kernel between new and training samples.
+
+    gamma : "scale" or float, default="scale"
+        Coefficient of the rbf, poly and sigmoid kernels; ``"scale"`` is
+        ``1 / (n_features * X.var())``, as in :class:`sklearn.svm.SVC`.
+
+    degree : int, default=3
+        Degree of the poly kernel.
+
+    coef0 : float, default=0.0
+        Constant term of the poly and sigmoid kernels.
+
+    n_components : int, default=500
+        Rank of the kernel feature map (number of landmarks); memory and time
+        grow as n_samples * n_components. Ignored by the linear kernel.
+
+    init : {"auto", "kmeans", "k-means++", "pca", "random"} or array-like \
+            of shape (n_samples,), default="auto"
+        Initial clustering of each run: one run of k-means, k-means++
+        seeding, the k quantile bins along the principal direction, or k
+        random samples as centres; ``"auto"`` uses them in that order (then
+        random samples). An array gives the initial cluster of each sample
+        (k distinct values).
+
+    n_init : int, default=4
+        Number of runs from different initial clusterings.
+
+    random_state : int, RandomState instance or None, default=None
+        Seeds the initialisations. Pass an int for reproducible results.
+
+    n_jobs : int, default=None
+        Number of threads running the restarts. ``None`` means 1 unless in a
+        joblib parallel context; ``-1`` uses all processors.
+
+    verbose : int, default=0
+        Verbosity: 1 prints a line per run, 2 a line per iteration.
+
+    Attributes
+    ----------
+    labels_ : ndarray of shape (n_samples,)
+        Cluster of each training sample, in 0 .. k-1.
+
+    coef_ : ndarray of shape (n_clusters, n_features)
+        The weight vector of each cluster.
+
+    objective_ : float
+        Value of the objective above at the solution.
+
+    n_iter_ : int
+        Number of cutting-plane iterations of the selected run.
+
+    n_constraints_ : int
+        Number of constraints in the working set of the selected run.
+
+    n_features_in_ : int
+        Number of features seen during fit.
+
+    kernel_map_ : KernelFeatureMap
+        The fitted feature map (only with a kernel other than ``"linear"``);
+        ``coef_`` then holds weights on its features.
+
+    See Also
+    --------
+    CPMMC : The two-cluster method, with an intercept.
+
+    References
+    ----------
+    B. Zhao, F. Wang and C. Zhang. Efficient multiclass maximum margin
+    clustering. International Conference on Machine Learning, 2008.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from mmc import CPM3C
+    >>> X = np.array([[1.0, 1.0], [1.1, 1.2], [6.0, 1.0], [6.2, 1.1],
+    ...               [1.0, 6.0], [1.1, 6.1]])
+    >>> CPM3C(n_clusters=3, random_state=0).fit(X).labels_
+    array([0, 0, 1, 1, 2, 2])
+    """
+
+    _parameter_constraints: dict = {
+        **_CuttingPlaneEstimator._parameter_constraints,
+        "n_clusters": [Interval(Integral, 2, 255, closed="both")],
+        "init": [StrOptions({"auto", *MULTICLASS_INIT_METHODS}), "array-like"],
+    }
+
+    def __init__(
+        self,
+        n_clusters=2,
+        C="auto",
+        class_balance=0.03,
+        epsilon=0.01,
+        tol=1e-4,
+        max_iter=100,
+        max_cccp_iter=50,
+        kernel="linear",
+        gamma="scale",
+        degree=3,
+        coef0=0.0,
+        n_components=500,
+        init="auto",
+        n_init=4,
+        random_state=None,
+        n_jobs=None,
+        verbose=0,
+    ):
+        self.n_clusters = n_clusters
+        self.C = C
+        self.class_balance = class_balance
+        self.epsilon = epsilon
+        self.tol = tol
+        self.max_iter = max_iter
+        self.max_cccp_iter = max_cccp_iter
+        self.kernel = kernel
+        self.gamma = gamma
+        self.degree = degree
+        self.coef0 = coef0
+        self.n_components = n_components
+        self.init = init
+        self.n_init = n_init
+        self.random_state = random_state
+        self.n_jobs = n_jobs
+        self.verbose = verbose
+
+    @_fit_context(prefer_skip_nested_validation=True)
+    def fit(self, X, y=None):
+        """Cluster the samples into ``n_clusters`` clusters.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training samples; sparse input is used as CSR without densifying.
+
+        y : Ignored
+            Not used, present for API consistency.
+
+        Returns
+        -------
+        self : CPM3C
+            The fitted estimator.
+        """
+        return self._fit(X)
+
+    def _check_params_vs_input(self, X):
+        if X.shape[0] < self.n_clusters:
+            raise ValueError(
+                f"n_samples={X.shape[0]} should be >= n_clusters={self.n_clusters}."
+            )
+
+    def _check_init_labels(self, n_samples):
+        return super()._check_init_labels(n_samples, self.n_clusters)
+
+    def _start_methods(self):
+        return multiclass_start_methods(self.init, self.n_init)
+
+    def _initial_state(self, X, x_mean, principal, method, arg):
+        if method == "array":
+            return cluster_means(X, arg, self.n_clusters)
+        return initial_centres(
+            X, x_mean, method, np.random.RandomState(arg), self.n_clusters,
+            principal,
+        )  # fmt: skip
+
+    def _make_working_set(self, X, x_mean, capacity, C, class_balance, repin=False):
+        return _MulticlassConstraints(
+            X, x_mean, capacity, C, class_balance, self.n_clusters, repin
+        )
+
+    def _run_start(self, run_once, start):
+        # CCCP with free assignments reaches the lowest objectives, but on
+        # many clusters it can empty some. A start that does is run again by
+        # the block descent of _MulticlassConstraints.release (assignments
+        # pinned between SVM fits), which cannot empty a cluster as long as
+        # the SVM of a clustering keeps each class the best for its samples.
+        result = run_once(start)
+        if result.n_empty_clusters:
+            pinned = run_once(start, repin=True)
+            result = min(
+                (result, pinned), key=lambda r: (r.n_empty_clusters, r.objective)
+            )
+        return result
+
+    def _set_solution(self, X, best):
+        self.coef_ = best.coef
+        labels = self._assign(X)
+        # The problem is symmetric under a permutation of the classes; name
+        # the clusters in the order in which they first occur in X (empty
+        # ones last), whichever start won.
+        _, first = np.unique(labels, return_index=True)
+        order = labels[np.sort(first)]
+        order = np.concatenate([order, np.setdiff1d(np.arange(self.n_clusters), order)])
+        self.coef_ = np.ascontiguousarray(best.coef[order])
+        # (A sample whose best scores tie goes to the lowest index, so it
+        # may change cluster with the naming: predict again.)
+        self.labels_ = self._assign(X)
+        n_found = first.size
+        if n_found == 1:
+            warnings.warn(
+                "CPM3C put every sample in one cluster: the data has no "
+                "direction along which it splits (for example, all samples are "
+                "identical).",
+                ConvergenceWarning,
+                stacklevel=5,
+            )
+        elif n_found < self.n_clusters:
+            warnings.warn(
+                f"CPM3C found {n_found} non-empty clusters out of "
+                f"n_clusters={self.n_clusters} in every run; the data may not "
+                "have that many clusters, or class_balance may be too loose.",
+                ConvergenceWarning,
+                stacklevel=5,
+            )
+
+    def decision_function(self, X):
+        """Score of each sample for each cluster.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        scores : ndarray of shape (n_samples, n_clusters)
+            ``X @ coef_.T``; a sample belongs to the cluster of its largest
+            score.
+        """
+        check_is_fitted(self)
+        X = self._validate_features(X, reset=False)
+        return np.asarray(X @ self.coef_.T, dtype=np.float64)
+
+    def predict(self, X):
+        """Assign samples to the cluster of their largest score.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+            Cluster of each sample, in 0 .. k-1; ``predict`` on the training
+            data equals ``labels_``.
+        """
+        check_is_fitted(self)
+        return self._assign(self._validate_features(X, reset=False))
+
+    def _assign(self, X):
+        """Best class of each sample of a validated X."""
+        assignment = np.zeros(X.shape[0], dtype=np.uint8)
+        _class_scores(
+            X, np.ascontiguousarray(self.coef_.T), np.zeros(self.n_clusters),
+            assignment,
+        )  # fmt: skip
+        return assignment.astype(np.intp)

@@ -1,0 +1,173 @@
+"""What is specific to CPM3C (the behaviour shared by the estimators is in
+test_common.py): k clusters, its objective, restarts, input checks."""
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.exceptions import ConvergenceWarning
+
+from mmc import CPM3C
+from mmc._cpm3c import _MulticlassConstraints
+from mmc.datasets import make_sparse_clusters
+from mmc.metrics import clustering_error
+
+
+def blobs(n_clusters, n_per_cluster=40, n_features=4, distance=8.0, seed=0):
+    """Gaussian clusters of unit variance on the corners of a simplex."""
+    rng = np.random.default_rng(seed)
+    centres = distance / np.sqrt(2) * np.eye(n_clusters, max(n_features, n_clusters))
+    X = np.vstack(
+        [rng.normal(size=(n_per_cluster, centres.shape[1])) + c for c in centres]
+    )
+    return X, np.repeat(np.arange(n_clusters), n_per_cluster)
+
+
+def _objective(est, X):
+    """The documented objective, recomputed from the fitted weights."""
+    X = X.toarray() if sp.issparse(X) else np.asarray(X, dtype=np.float64)
+    centred = X - X.mean(axis=0)
+    top_variance = np.linalg.eigvalsh(centred.T @ centred / X.shape[0])[-1]
+    scores = np.sort(X @ est.coef_.T, axis=1)
+    loss = np.maximum(0.0, 1.0 - (scores[:, -1] - scores[:, -2])).mean()
+    return 0.5 * top_variance * np.vdot(est.coef_, est.coef_) + est._resolve_C() * loss
+
+
+@pytest.mark.parametrize("n_clusters", [3, 4, 6])
+def test_separates_k_blobs(n_clusters):
+    X, y = blobs(n_clusters)
+    est = CPM3C(n_clusters=n_clusters, random_state=0).fit(X)
+    assert clustering_error(y, est.labels_) == 0.0
+    assert est.labels_.dtype.kind == "i"
+    assert set(np.unique(est.labels_)) == set(range(n_clusters))
+    assert est.coef_.shape == (n_clusters, X.shape[1])
+    assert not hasattr(est, "intercept_")
+    scores = est.decision_function(X)
+    assert scores.shape == (X.shape[0], n_clusters) and scores.dtype == np.float64
+    np.testing.assert_allclose(scores, X @ est.coef_.T, rtol=1e-12)
+    np.testing.assert_array_equal(scores.argmax(axis=1), est.labels_)
+    np.testing.assert_array_equal(est.predict(X), est.labels_)
+    assert est.n_features_in_ == X.shape[1]
+    assert est.n_iter_ >= 1 and est.n_constraints_ >= 1
+    assert np.isfinite(est.objective_)
+    # Clusters are named in the order they first occur.
+    _, first = np.unique(est.labels_, return_index=True)
+    np.testing.assert_array_equal(est.labels_[np.sort(first)], np.arange(n_clusters))
+
+
+def test_objective_and_balance_hold_at_the_solution():
+    X, _ = blobs(3, distance=4.0, seed=2)
+    for class_balance in (0.0, 0.03, 0.3):
+        est = CPM3C(n_clusters=3, class_balance=class_balance, random_state=0).fit(X)
+        # The estimator estimates the top variance by a few power iterations.
+        assert est.objective_ == pytest.approx(_objective(est, X), rel=1e-3)
+
+
+def test_restarts_keep_the_lowest_objective():
+    X, _ = blobs(3, distance=3.0, seed=4)
+    best = CPM3C(n_clusters=3, n_init=4, random_state=0).fit(X)
+    singles = [
+        CPM3C(n_clusters=3, init=init, n_init=1, random_state=0).fit(X).objective_
+        for init in ("kmeans",)
+    ]
+    # The "auto" restarts begin with a k-means start.
+    assert best.objective_ <= min(singles) + 1e-12
+
+
+def test_sparse_and_dense_input_agree():
+    X, y = make_sparse_clusters(
+        n_samples=300, n_features=200, nnz_per_row=15, separation=0.8, random_state=0
+    )
+    for init in ("pca", "random", "k-means++"):
+        dense = CPM3C(n_clusters=2, init=init, random_state=0).fit(X.toarray())
+        sparse = CPM3C(n_clusters=2, init=init, random_state=0).fit(X)
+        np.testing.assert_array_equal(dense.labels_, sparse.labels_)
+        np.testing.assert_allclose(dense.coef_, sparse.coef_, rtol=1e-6, atol=1e-9)
+        assert dense.n_iter_ == sparse.n_iter_
+        np.testing.assert_allclose(
+            sparse.decision_function(X), dense.decision_function(X.toarray()),
+            rtol=1e-9, atol=1e-12,
+        )  # fmt: skip
+    default = CPM3C(n_clusters=2, random_state=0).fit(X)
+    assert clustering_error(y, default.labels_) < 0.05
+
+
+def test_float32_and_float64_agree():
+    X, _ = blobs(4, distance=5.0, seed=8)
+    a = CPM3C(n_clusters=4, random_state=0).fit(X.astype(np.float32))
+    b = CPM3C(n_clusters=4, random_state=0).fit(X)
+    assert clustering_error(a.labels_, b.labels_) <= 0.01
+
+
+def test_initial_labels_with_k_values():
+    X, y = blobs(3)
+    est = CPM3C(n_clusters=3, init=10 * y + 5, n_init=1).fit(X)
+    assert clustering_error(y, est.labels_) == 0.0
+    with pytest.raises(ValueError, match="exactly 3 distinct labels"):
+        CPM3C(n_clusters=3, init=y % 2, n_init=1).fit(X)
+
+
+@pytest.mark.parametrize(
+    "n_clusters, error, match",
+    [
+        (1, ValueError, "'n_clusters' parameter"),
+        (0, ValueError, "'n_clusters' parameter"),
+        (-3, ValueError, "'n_clusters' parameter"),
+        (2.5, ValueError, "'n_clusters' parameter"),
+        (3.0, ValueError, "'n_clusters' parameter"),
+        ("3", ValueError, "'n_clusters' parameter"),
+        (None, ValueError, "'n_clusters' parameter"),
+        (256, ValueError, "'n_clusters' parameter"),
+        (7, ValueError, "n_samples=6 should be >= n_clusters=7"),
+    ],
+)
+def test_bad_n_clusters_is_rejected_clearly(n_clusters, error, match):
+    X, _ = blobs(2, n_per_cluster=3)
+    with pytest.raises(error, match=match):
+        CPM3C(n_clusters=n_clusters).fit(X)
+
+
+def test_as_many_clusters_as_samples():
+    X, _ = blobs(3, n_per_cluster=1, distance=10.0)
+    est = CPM3C(n_clusters=3, random_state=0).fit(X)
+    assert sorted(est.labels_) == [0, 1, 2]
+
+
+def test_empty_cluster_is_reported():
+    # Two tight groups cannot feed four clusters.
+    X, _ = blobs(2, n_per_cluster=30, distance=20.0)
+    X = np.round(X / 20.0) * 20.0  # every sample on one of two points
+    with pytest.warns(ConvergenceWarning, match="non-empty clusters out of"):
+        est = CPM3C(n_clusters=4, random_state=0).fit(X)
+    assert np.unique(est.labels_).size < 4
+
+
+def test_no_warning_with_k_clusters():
+    X, _ = blobs(5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        CPM3C(n_clusters=5, random_state=0).fit(X)
+
+
+def test_block_descent_with_pinned_assignments(monkeypatch):
+    # The fallback of a start that empties a cluster: SVM fits with pinned
+    # assignments, each followed by a reassignment to the best classes.
+    monkeypatch.setattr(
+        CPM3C, "_run_start", lambda self, run_once, start: run_once(start, repin=True)
+    )
+    X, y = blobs(4, distance=8.0, seed=3)
+    est = CPM3C(n_clusters=4, random_state=0).fit(X)
+    assert clustering_error(y, est.labels_) == 0.0
+    X, y = blobs(4, distance=5.0, seed=3)
+    est = CPM3C(n_clusters=4, random_state=0).fit(X)
+    assert clustering_error(y, est.labels_) <= 0.05
+    assert est.objective_ == pytest.approx(_objective(est, X), rel=1e-3)
+    # It descends from the k-means start: its objective is at most that of
+    # the SVM trained on the k-means clustering (the first pinned phase), up
+    # to the precision of the cutting plane (C * epsilon).
+    params = dict(n_clusters=4, init="kmeans", n_init=1, epsilon=1e-4, max_iter=500)
+    descended = CPM3C(random_state=0, **params).fit(X)
+    monkeypatch.setattr(_MulticlassConstraints, "release", lambda self: False)
+    svm = CPM3C(random_state=0, **params).fit(X)
+    assert descended.objective_ <= svm.objective_ + descended._resolve_C() * 1e-4
