@@ -93,19 +93,61 @@ def median_split(values):
     return y
 
 
-def initial_population(basis, size, rng, method):
+def balanced_signs(scores, bound):
+    """The labelling maximising ``y.scores`` under ``|sum y| <= bound``.
+
+    ``sign(scores)`` if it is balanced enough; otherwise the samples with the
+    largest scores are labelled +1, as many as the bound allows.
+    """
+    n_samples = scores.shape[0]
+    y = np.where(scores > 0, 1, -1).astype(np.int8)
+    total = int(y.sum(dtype=np.int64))
+    if abs(total) <= bound:
+        return y
+    if total > 0:
+        n_positive = (n_samples + bound) // 2
+    else:
+        n_positive = -((bound - n_samples) // 2)  # ceil((n - bound) / 2)
+    y[:] = -1
+    y[np.argsort(-scores, kind="stable")[:n_positive]] = 1
+    return y
+
+
+def ascend(basis, y, bound, max_steps=50):
+    """Lower the fitness of y by steps ``y <- balanced_signs(G y)``.
+
+    With ``G = V diag(w) V'`` the fitness is ``1 - y'Gy / n``, and ``y'Gy`` is
+    convex: the labelling that maximises its linearisation ``y'(G y_old)``
+    under the balance bound never has a worse fitness, so each step (two
+    products with V, O(n m)) descends, and the steps stop at a labelling
+    that is its own best response. Large moves, many labels at once: the
+    evolution then fine-tunes.
+    """
+    V, weights = basis.V, basis.weights
+    for _ in range(max_steps):
+        new = balanced_signs(V @ (weights * (y @ V)), bound)
+        if np.array_equal(new, y):
+            break
+        y = new
+    return y
+
+
+def initial_population(basis, size, rng, method, bound):
+    """Initial labellings of one run, each with ``|sum y| <= bound``.
+
+    ``"random"``: random balanced labellings (the paper). ``"spectral"``:
+    median splits of random functions of the kernel's space (Gaussian
+    coordinates on its eigenvectors, scaled by the square roots of the
+    eigenvalues, so that the leading components dominate), each improved by
+    :func:`ascend`.
+    """
     n_samples = basis.V.shape[0]
     if method == "random":
         return np.stack([random_balanced_labels(n_samples, rng) for _ in range(size)])
-    if method == "proj":
-        scale = np.sqrt(basis.sigma)
-    elif method == "projw":
-        scale = basis.weights
-    elif method == "projsq":
-        scale = np.sqrt(basis.weights)
-    G = rng.standard_normal((basis.V.shape[1], size)) * scale[:, None]
-    P = basis.V @ G
-    return np.stack([median_split(P[:, k]) for k in range(size)])
+    scale = np.sqrt(basis.sigma)
+    directions = rng.standard_normal((basis.V.shape[1], size)) * scale[:, None]
+    P = basis.V @ directions
+    return np.stack([ascend(basis, median_split(P[:, k]), bound) for k in range(size)])
 
 
 def evolution_run(basis, population, *, n_offspring, bound, first_size,
@@ -213,7 +255,7 @@ class _BaseEvoMMC(_BaseMMC):
         "offspring": [Interval(Integral, 1, None, closed="left")],
         "max_generations": [Interval(Integral, 1, None, closed="left")],
         "patience": [Interval(Integral, 1, None, closed="left")],
-        "init": [StrOptions({"random"}), "array-like"],
+        "init": [StrOptions({"spectral", "random"}), "array-like"],
         "n_init": _BaseMMC._parameter_constraints["n_init"],
         "random_state": _BaseMMC._parameter_constraints["random_state"],
         "n_jobs": _BaseMMC._parameter_constraints["n_jobs"],
@@ -221,10 +263,8 @@ class _BaseEvoMMC(_BaseMMC):
     }
 
     # Mutation size schedule s_t = max(1, first_size // (t + 1)); the paper
-    # has first_size = n.
+    # has first_size = n, for random starts.
     _first_size = "n"
-    # How the initial population is drawn (see initial_population).
-    _init = "random"
 
     def _kernel_params(self, gamma):
         return {
@@ -254,14 +294,20 @@ class _BaseEvoMMC(_BaseMMC):
         self.gamma_ = gamma
         basis = self._fit_basis(X, gamma, random_state)
         bound = balance_bound(self.class_balance, n_samples)
-        first_size = n_samples if self._first_size == "n" else int(self._first_size)
+        # Spectral starts are local optima of large moves already: the
+        # evolution only fine-tunes them, by single flips (or swaps).
+        random_starts = isinstance(self.init, str) and self.init == "random"
+        if random_starts and self._first_size == "n":
+            first_size = n_samples
+        else:
+            first_size = 1 if self._first_size == "n" else int(self._first_size)
 
         def run(seeds):
             init_seed, seed = seeds
             rng = np.random.RandomState(init_seed)
             if init_labels is None:
                 population = initial_population(
-                    basis, self.population_size, rng, self._init
+                    basis, self.population_size, rng, self.init, bound
                 )
             else:
                 start = np.where(init_labels == 1, 1, -1).astype(np.int8)
@@ -398,10 +444,17 @@ _COMMON_PARAMETERS = """
     patience : int, default={patience}
         A run stops after this many generations without a better fitness.
 
-    init : "random" or array-like of shape (n_samples,), default="random"
-        Initial population: random balanced labellings, or one labelling given
-        as an array (two distinct values; its balance is repaired by random
-        flips if needed, and ``n_init`` is then ignored).
+    init : {{"spectral", "random"}} or array-like of shape (n_samples,), \
+            default="spectral"
+        Initial population of each run. ``"spectral"``: median splits of
+        random functions of the kernel's leading eigenvectors, each improved
+        by large moves ``y <- sign(G y)`` (within the class balance) that
+        never worsen the fitness; the evolution then fine-tunes them with
+        single flips. ``"random"``: random balanced labellings, mutated with
+        the paper's schedule of ``max(1, n / (t + 1))`` flips at generation
+        t. An array gives one labelling (two distinct values; its balance is
+        repaired by random flips if needed, and ``n_init`` is then ignored),
+        fine-tuned by single flips.
 
     n_init : int, default={n_init}
         Number of independent runs; the run with the lowest fitness wins.
@@ -466,12 +519,23 @@ class EvoMMC(_BaseEvoMMC):
     where m <= n is the numerical rank of K.
 
     Each generation draws ``offspring`` children of random parents by
-    flipping ``s_t = max(1, n / (t + 1))`` random labels; a flip that would
-    break the class balance is paired with the flip of a sample of the
-    opposite label. The ``population_size`` best of parents and children
-    survive. A run stops after ``patience`` generations without improvement;
-    of ``n_init`` runs, the one with the lowest fitness wins (never chosen
-    by labels, unlike the paper).
+    flipping s random labels; a flip that would break the class balance is
+    paired with the flip of a sample of the opposite label. The
+    ``population_size`` best of parents and children survive. A run stops
+    after ``patience`` generations without improvement; of ``n_init`` runs,
+    the one with the lowest fitness wins (never chosen by labels, unlike the
+    paper).
+
+    **Starts.** The paper starts from random labellings and mutates
+    ``s_t = max(1, n / (t + 1))`` labels at generation t (``init="random"``).
+    From random starts the search ends in poor local optima on most data:
+    on 1 vs 8 of the digits its best labelling has a fitness 2 to 5 times
+    that of the local optimum next to the digits. The default
+    (``init="spectral"``) starts from median splits of random functions of
+    the kernel's leading eigenvectors, each improved by steps
+    ``y <- sign(G y)`` with ``G = V diag(w) V'`` (kept within the class
+    balance), which never worsen the fitness since ``y'Gy`` is convex; the
+    evolution then fine-tunes with ``s = 1``.
 
     EvoMMC builds the n x n kernel matrix: it refuses data whose kernel matrix
     would exceed ``mmc._evo.MAX_KERNEL_BYTES`` (1 GiB of float64, about 11500
@@ -525,7 +589,7 @@ class EvoMMC(_BaseEvoMMC):
         offspring=10,
         max_generations=1_000_000,
         patience=1000,
-        init="random",
+        init="spectral",
         n_init=10,
         random_state=None,
         n_jobs=None,
@@ -668,7 +732,7 @@ class FastEvoMMC(_BaseEvoMMC):
         offspring=10,
         max_generations=1_000_000,
         patience=1000,
-        init="random",
+        init="spectral",
         n_init=10,
         random_state=None,
         n_jobs=None,

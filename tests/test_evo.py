@@ -16,7 +16,13 @@ from sklearn.exceptions import ConvergenceWarning
 import mmc._evo
 from mmc import EvoMMC, FastEvoMMC
 from mmc._core._evo import evolve, fitness, flip_labels, mutate
-from mmc._evo import balance_bound, random_balanced_labels, spectral_basis
+from mmc._evo import (
+    ascend,
+    balance_bound,
+    balanced_signs,
+    random_balanced_labels,
+    spectral_basis,
+)
 from mmc.kernels import kernel_matrix
 from mmc.metrics import clustering_error
 
@@ -260,3 +266,34 @@ def test_invariances_on_separated_clusters(Estimator):
         est = Estimator(random_state=0).fit(transformed)
         np.testing.assert_array_equal(est.labels_, reference.labels_)
         assert est.fitness_ == pytest.approx(reference.fitness_, rel=1e-6)
+
+
+@pytest.mark.parametrize("n", [9, 10])
+@pytest.mark.parametrize("bound", [0, 1, 2, 4, 10])
+def test_balanced_signs_maximise_the_scores_under_the_bound(n, bound):
+    rng = np.random.default_rng(n + bound)
+    for _ in range(20):
+        scores = rng.normal(size=n) + rng.choice([-1.0, 0.0, 2.0])
+        y = balanced_signs(scores, max(bound, n % 2))
+        assert abs(int(y.sum())) <= max(bound, n % 2)
+        best = _reference.balanced_signs(scores, None, max(bound, n % 2))
+        assert y @ scores == pytest.approx(best, abs=1e-12)
+
+
+def test_ascent_never_worsens_the_fitness_and_keeps_the_balance():
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(70, 3))
+    basis = _basis(kernel_matrix(X, gamma=0.5), 1e-3)
+    bound = balance_bound(0.03, 70)
+
+    def fit(y):
+        u = y @ basis.V
+        return 1.0 - (u * u) @ basis.weights / 70
+
+    for seed in range(10):
+        y = random_balanced_labels(70, np.random.RandomState(seed))
+        better = ascend(basis, y, bound)
+        assert fit(better) <= fit(y) + 1e-12
+        assert abs(int(better.sum())) <= bound
+        # A fixed point: one more step changes nothing.
+        np.testing.assert_array_equal(ascend(basis, better, bound, max_steps=1), better)

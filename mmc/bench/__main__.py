@@ -7,6 +7,7 @@ import tempfile
 import time
 
 from mmc.bench import _cpm3c as cpm3c
+from mmc.bench import _evo as evo
 from mmc.bench import _multivariate as multivariate
 from mmc.bench import _odmc as odmc
 from mmc.bench import _registry as registry
@@ -21,7 +22,7 @@ from mmc.bench._report import (
 )
 from mmc.bench._scaling import estimator_scaling, sparse_scaling
 
-SUITES = ("all", "accuracy", "scaling", "odmc")
+SUITES = ("all", "accuracy", "scaling", "odmc", "evo")
 
 
 def _parser():
@@ -87,6 +88,8 @@ def _check_writable(directory):
 def _print_summary(results):
     if "odmc" in results:
         print("\n".join(odmc.summary_lines(results["odmc"])))
+    if "evo" in results:
+        print("\n".join(evo.summary_lines(results["evo"])))
     if "comparison" in results:
         comparison = results["comparison"]
         print("Clustering error (%) with default parameters:")
@@ -230,6 +233,11 @@ def main(argv=None):
             quick=args.quick, repeat=repeat, random_state=args.seed,
             progress=_progress("ODMC digit pairs"),
         )  # fmt: skip
+    if args.suite in ("all", "evo") and "EvoMMC" in entries:
+        results["evo"] = evo.run(
+            quick=args.quick, random_state=args.seed,
+            progress=_progress("EvoMMC digit pairs"),
+        )  # fmt: skip
     results["seconds"] = time.perf_counter() - start
 
     # Write everything next to the destination first and move it in place at
@@ -257,6 +265,9 @@ def main(argv=None):
         if "odmc" in results:
             with open(os.path.join(staging, "report.md"), "a") as report:
                 report.write("\n" + odmc.markdown(results["odmc"]))
+        if "evo" in results:
+            with open(os.path.join(staging, "report.md"), "a") as report:
+                report.write("\n" + evo.markdown(results["evo"]))
         for name in written:
             os.replace(os.path.join(staging, name), os.path.join(args.out, name))
 

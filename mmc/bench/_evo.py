@@ -1,0 +1,250 @@
+"""EvoMMC and FastEvoMMC: digit pairs, fitness evaluations per second, scaling.
+
+The numbers of the EvoMMC issue's contract, measured with default
+parameters and ``random_state=0``:
+
+* the error on the 45 digit pairs of ``load_digits / 16`` for EvoMMC and
+  for FastEvoMMC with ``n_components=0.1`` (a tenth of the samples as
+  landmarks), with fit times;
+* fitness evaluations per second of the Cython evolution loop with single
+  flips (one parent, one child per generation), for FastEvoMMC's rank
+  r = 100 and for EvoMMC's full rank on a digit-pair-sized problem;
+* the fit time and peak memory of FastEvoMMC against n on synthetic data
+  with 784 features and r = n / 100 landmarks (up to n = 70000, r = 700).
+
+``markdown`` renders the result (``bench/evommc.md`` holds a full run).
+"""
+
+import itertools
+import time
+import warnings
+
+import numpy as np
+from sklearn.datasets import load_digits, make_blobs
+
+from mmc import EvoMMC, FastEvoMMC
+from mmc._core._evo import evolve
+from mmc.bench._timing import loglog_slope, peak_fit_memory, time_fit
+from mmc.metrics import clustering_error
+
+HARD_PAIRS = ("3v8", "1v7", "2v7", "8v9")
+QUICK_PAIRS = ((3, 8), (1, 7), (4, 9))
+FULL_SIZES = (10_000, 30_000, 70_000)
+QUICK_SIZES = (2_000, 5_000)
+N_FEATURES = 784
+
+
+def digit_pairs(pairs=None, repeat=1, random_state=0, progress=None):
+    """Error (%) and fit time of EvoMMC and FastEvoMMC(n_components=0.1)."""
+    X, y = load_digits(return_X_y=True)
+    X = X / 16.0
+    pairs = list(itertools.combinations(range(10), 2)) if pairs is None else pairs
+    rows = {}
+    for a, b in progress(pairs) if progress is not None else pairs:
+        mask = (y == a) | (y == b)
+        X_pair, y_pair = X[mask], y[mask]
+        evo_time, evo = time_fit(
+            lambda: EvoMMC(random_state=random_state), X_pair, repeat
+        )
+        fast_time, fast = time_fit(
+            lambda: FastEvoMMC(n_components=0.1, random_state=random_state),
+            X_pair,
+            repeat,
+        )
+        rows[f"{a}v{b}"] = {
+            "evo_error": 100 * clustering_error(y_pair, evo.labels_),
+            "fast_error": 100 * clustering_error(y_pair, fast.labels_),
+            "evo_time": evo_time,
+            "fast_time": fast_time,
+            "evo_fitness": float(evo.fitness_),
+            "evo_generations": int(evo.n_generations_),
+            "fast_generations": int(fast.n_generations_),
+        }
+    evo = np.array([r["evo_error"] for r in rows.values()])
+    fast = np.array([r["fast_error"] for r in rows.values()])
+    summary = {
+        "n_pairs": len(rows),
+        "evo_mean_error": float(evo.mean()),
+        "fast_mean_error": float(fast.mean()),
+        "max_fast_minus_evo": float((fast - evo).max()),
+        "evo_max_time": float(max(r["evo_time"] for r in rows.values())),
+        "evo_median_time": float(np.median([r["evo_time"] for r in rows.values()])),
+    }
+    return {"pairs": rows, "summary": summary}
+
+
+def _random_basis(n_samples, n_components, rng):
+    V, _ = np.linalg.qr(rng.standard_normal((n_samples, n_components)))
+    weights = np.sort(rng.uniform(0.0, 1.0, n_components))[::-1].copy()
+    return np.ascontiguousarray(V), weights
+
+
+def evaluations_per_second(n_samples, n_components, generations=1_000_000, seed=0):
+    """Fitness evaluations per second of the evolution with single flips.
+
+    One parent and one child per generation, mutation size 1 (the schedule
+    ``first_size=1``), on a random orthonormal basis: each generation draws
+    one flip, computes the child's coordinates and fitness in O(r) and keeps
+    the better of the two.
+    """
+    rng = np.random.default_rng(seed)
+    V, weights = _random_basis(n_samples, n_components, rng)
+    Y = np.where(rng.random((1, n_samples)) < 0.5, 1, -1).astype(np.int8)
+    U = Y @ V
+    F = 1.0 - (U * U) @ weights / n_samples
+    start = time.perf_counter()
+    done = evolve(V, weights, Y, U, F, 1, n_samples, 1, generations, generations,
+                  0.0, 1)  # fmt: skip
+    seconds = time.perf_counter() - start
+    return {
+        "n_samples": n_samples,
+        "n_components": n_components,
+        "generations": int(done),
+        "seconds": seconds,
+        "evaluations_per_second": done / seconds,
+    }
+
+
+def scaling(quick=False, random_state=0, progress=None):
+    """Fit time and peak memory of FastEvoMMC with r = n / 100 against n."""
+    sizes = QUICK_SIZES if quick else FULL_SIZES
+    rows = []
+    for n_samples in progress(sizes) if progress is not None else sizes:
+        X, y = make_blobs(
+            n_samples=n_samples, n_features=N_FEATURES, centers=2,
+            cluster_std=8.0, random_state=random_state,
+        )  # fmt: skip
+        r = n_samples // 100
+
+        def make():
+            return FastEvoMMC(n_components=r, random_state=random_state)
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            seconds, est = time_fit(make, X, 1)
+            peak = peak_fit_memory(make, X) if n_samples <= 30_000 or not quick else 0
+        rows.append(
+            {
+                "n_samples": n_samples,
+                "n_components": r,
+                "time": seconds,
+                "peak_memory_mb": peak / 2**20,
+                "peak_over_n_r_doubles": peak / (8 * n_samples * r),
+                "data_mb": X.nbytes / 2**20,
+                "generations": int(est.n_generations_),
+                "error": 100 * clustering_error(y, est.labels_),
+            }
+        )
+    return {
+        "n_features": N_FEATURES,
+        "rows": rows,
+        "slope": loglog_slope(
+            [r["n_samples"] for r in rows], [r["time"] for r in rows]
+        ),
+    }
+
+
+def run(quick=False, repeat=1, random_state=0, progress=None):
+    """Every EvoMMC measurement; ``quick`` keeps it to a few seconds."""
+    generations = 100_000 if quick else 2_000_000
+    return {
+        "digits": digit_pairs(
+            QUICK_PAIRS if quick else None,
+            repeat=repeat,
+            random_state=random_state,
+            progress=progress,
+        ),
+        "speed": {
+            "FastEvoMMC r=100": evaluations_per_second(
+                10_000, 100, generations, random_state
+            ),
+            "EvoMMC n=360 full rank": evaluations_per_second(
+                360, 360, generations, random_state
+            ),
+        },
+        "scaling": scaling(quick=quick, random_state=random_state),
+        "quick": quick,
+        "repeat": repeat,
+    }
+
+
+def summary_lines(result):
+    """A few lines for the terminal."""
+    d = result["digits"]["summary"]
+    lines = [
+        f"EvoMMC on {d['n_pairs']} digit pairs: mean error {d['evo_mean_error']:.2f}% "
+        f"(FastEvoMMC, r = 0.1 n: {d['fast_mean_error']:.2f}%), EvoMMC fit time "
+        f"max {d['evo_max_time']:.2f} s",
+    ]
+    for name, s in result["speed"].items():
+        lines.append(f"{name}: {s['evaluations_per_second']:.3g} fitness evaluations/s")
+    last = result["scaling"]["rows"][-1]
+    lines.append(
+        f"FastEvoMMC n={last['n_samples']}, d={N_FEATURES}, r={last['n_components']}: "
+        f"{last['time']:.1f} s"
+    )
+    return lines
+
+
+def markdown(result):
+    """The result as a markdown section."""
+    d = result["digits"]
+    s = d["summary"]
+    lines = [
+        "## EvoMMC and FastEvoMMC",
+        "",
+        "Default parameters, `random_state=0`; FastEvoMMC with "
+        "`n_components=0.1` on the digit pairs.",
+        "",
+        f"### Digit pairs (load_digits / 16, {s['n_pairs']} pairs)",
+        "",
+        "| pair | EvoMMC error | FastEvoMMC error | EvoMMC time (s) "
+        "| FastEvoMMC time (s) | EvoMMC fitness | generations |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for pair, r in d["pairs"].items():
+        lines.append(
+            f"| {pair} | {r['evo_error']:.2f} | {r['fast_error']:.2f} | "
+            f"{r['evo_time']:.2f} | {r['fast_time']:.2f} | {r['evo_fitness']:.4f} | "
+            f"{r['evo_generations']} |"
+        )
+    lines += [
+        "",
+        f"* Mean error: EvoMMC {s['evo_mean_error']:.2f}%, FastEvoMMC "
+        f"{s['fast_mean_error']:.2f}% (contract: EvoMMC at most 1.0, FastEvoMMC "
+        "within 1 point of EvoMMC on each pair).",
+        f"* Largest FastEvoMMC - EvoMMC difference: {s['max_fast_minus_evo']:.2f} "
+        "points.",
+        f"* EvoMMC fit time: median {s['evo_median_time']:.2f} s, max "
+        f"{s['evo_max_time']:.2f} s (contract: under 1 s).",
+        "",
+        "### Fitness evaluations per second (single flips, one child per generation)",
+        "",
+        "| problem | n | rank | generations | evaluations/s |",
+        "|---|---|---|---|---|",
+    ]
+    for name, r in result["speed"].items():
+        lines.append(
+            f"| {name} | {r['n_samples']} | {r['n_components']} | "
+            f"{r['generations']} | {r['evaluations_per_second']:.3g} |"
+        )
+    sc = result["scaling"]
+    lines += [
+        "",
+        "### FastEvoMMC scaling",
+        "",
+        f"`make_blobs`, two centres, {sc['n_features']} features, "
+        "`cluster_std=8`, `n_components = n / 100`, other parameters default.",
+        "",
+        "| n | r | fit time (s) | peak memory (MB) | peak / (8 n r bytes) "
+        "| data (MB) | generations | error (%) |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for r in sc["rows"]:
+        lines.append(
+            f"| {r['n_samples']} | {r['n_components']} | {r['time']:.2f} | "
+            f"{r['peak_memory_mb']:.0f} | {r['peak_over_n_r_doubles']:.1f} | "
+            f"{r['data_mb']:.0f} | {r['generations']} | {r['error']:.2f} |"
+        )
+    lines += ["", f"Log-log slope of the fit time against n: {sc['slope']:.2f}.", ""]
+    return "\n".join(lines)
