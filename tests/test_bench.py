@@ -35,7 +35,7 @@ def test_quick_run_writes_report_json_and_figures(tmp_path):
     comparison = results["comparison"]
     names = set(comparison["digit_pairs"])
     assert {"CPMMC", "MultivariateMMC", "KMeans", "SpectralClustering"} <= names
-    assert comparison["n_digit_pairs"] == 3
+    assert comparison["n_digit_pairs"] == 2
     for task, row in comparison["tasks"].items():
         assert "KMeans" in row, task
         for score in row.values():
@@ -53,7 +53,7 @@ def test_quick_run_writes_report_json_and_figures(tmp_path):
     report = (out / "report.md").read_text()
     assert "### two moons" in report and "scaling_dense.png" in report
     assert (out / "scaling_sparse.png").read_bytes()[:4] == b"\x89PNG"
-    assert "mean of 3 pairs" in result.stdout
+    assert "mean of 2 pairs" in result.stdout
 
 
 def test_estimators_option_selects_and_rejects_unknown_names(tmp_path):
