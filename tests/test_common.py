@@ -295,7 +295,7 @@ def test_bad_input_is_rejected_clearly(Estimator, X, error, match):
         ({"max_iter": 2.5}, "'max_iter' parameter"),
         ({"max_cccp_iter": 0}, "'max_cccp_iter' parameter"),
         ({"n_init": 0}, "'n_init' parameter"),
-        ({"init": "k-means++"}, "'init' parameter"),
+        ({"init": "farthest-first"}, "'init' parameter"),
         ({"n_jobs": "all"}, "'n_jobs' parameter"),
         ({"verbose": -1}, "'verbose' parameter"),
         ({"random_state": "seed"}, "'random_state' parameter"),
