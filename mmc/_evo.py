@@ -20,6 +20,7 @@ from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.parallel import _get_threadpool_controller
 from sklearn.utils.validation import check_is_fitted
 
 from mmc._base import _BaseMMC, best_of_restarts
@@ -289,6 +290,16 @@ class _BaseEvoMMC(_BaseMMC):
         }
 
     def _fit(self, X):
+        # One BLAS thread for the whole fit: the search is sensitive to the
+        # last bits of the kernel's eigenvectors, which threaded BLAS rounds
+        # differently with the number of threads (measured: the mean digit
+        # pair error moved from 0.75% to 0.93% with two threads); this way
+        # the result does not depend on the machine. Restarts still run on
+        # threads with n_jobs.
+        with _get_threadpool_controller().limit(limits=1, user_api="blas"):
+            return self._fit_single_blas_thread(X)
+
+    def _fit_single_blas_thread(self, X):
         name = type(self).__name__
         X = self._validate_X(X, reset=True)
         n_samples = X.shape[0]
@@ -302,7 +313,7 @@ class _BaseEvoMMC(_BaseMMC):
                     f"Explicit initial labels given in init; starting from them "
                     f"alone instead of n_init={self.n_init} runs.",
                     RuntimeWarning,
-                    stacklevel=3,
+                    stacklevel=5,
                 )
         gamma = resolve_gamma(X, self.gamma) if self.kernel != "linear" else 1.0
         self.gamma_ = gamma
@@ -362,7 +373,7 @@ class _BaseEvoMMC(_BaseMMC):
                     f"while the fitness was still improving; increase "
                     f"max_generations.",
                     ConvergenceWarning,
-                    stacklevel=3,
+                    stacklevel=5,
                 )
         # The fitness is symmetric in y -> -y; name the clusters so that the
         # first sample is in cluster 0.
@@ -382,7 +393,7 @@ class _BaseEvoMMC(_BaseMMC):
                 f"{name} put every sample in one cluster: the data has no "
                 "direction along which it splits (all samples are identical).",
                 ConvergenceWarning,
-                stacklevel=3,
+                stacklevel=5,
             )
         return self
 
@@ -549,7 +560,12 @@ class EvoMMC(_BaseEvoMMC):
     the kernel's leading eigenvectors, each improved by steps
     ``y <- sign(G y)`` with ``G = V diag(w) V'`` (kept within the class
     balance), which never worsen the fitness since ``y'Gy`` is convex; the
-    evolution then fine-tunes with ``s = 1``.
+    evolution then fine-tunes with ``s = 1``. On the 45 digit pairs of
+    ``load_digits / 16`` this lowers the mean error from 2.8% to 0.75%; the
+    defaults (``gamma="scale"``, ``reg=1e-3``, spectral starts) were chosen
+    there by measurement (``bench/evommc.md``), never with labels inside
+    the library. The paper's kernel width, from the range of the data, was
+    measured worse than ``gamma="scale"``.
 
     EvoMMC builds the n x n kernel matrix: it refuses data whose kernel matrix
     would exceed ``mmc._evo.MAX_KERNEL_BYTES`` (1 GiB of float64, about 11500
