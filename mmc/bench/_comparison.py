@@ -17,7 +17,6 @@ from collections import namedtuple
 import numpy as np
 from sklearn.datasets import (
     load_breast_cancer,
-    load_digits,
     load_iris,
     load_wine,
     make_circles,
@@ -25,6 +24,7 @@ from sklearn.datasets import (
 )
 from sklearn.preprocessing import StandardScaler
 
+from mmc.bench._data import digits
 from mmc.bench._timing import time_fit
 from mmc.metrics import clustering_error, normalized_mutual_info, rand_index
 
@@ -32,12 +32,7 @@ Task = namedtuple("Task", ["name", "load", "nonlinear"])
 
 
 def _digits(classes):
-    def load():
-        X, y = load_digits(return_X_y=True)
-        mask = np.isin(y, classes)
-        return X[mask] / 16.0, y[mask]
-
-    return load
+    return lambda: digits(classes)
 
 
 def _standardised(loader):

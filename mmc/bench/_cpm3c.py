@@ -2,9 +2,9 @@
 
 import numpy as np
 from sklearn.cluster import KMeans
-from sklearn.datasets import load_digits
 
 from mmc import CPM3C
+from mmc.bench._data import digits
 from mmc.bench._timing import loglog_slope, time_fit
 from mmc.datasets import make_sparse_clusters
 from mmc.metrics import clustering_accuracy
@@ -41,15 +41,12 @@ def digit_subsets(quick=False, repeat=3, random_state=0):
         Per subset: accuracies (%), fit times (s), their ratio, the number of
         empty clusters and the target.
     """
-    X, y = load_digits(return_X_y=True)
-    X = X / 16.0
     names = ("0689",) if quick else tuple(SUBSETS)
     rows = {}
     for name in names:
-        digits = SUBSETS[name]
-        mask = np.isin(y, digits)
-        X_sub, y_sub = X[mask], y[mask]
-        k = len(digits)
+        classes = SUBSETS[name]
+        X_sub, y_sub = digits(classes)
+        k = len(classes)
         cpm3c_time, cpm3c = time_fit(
             lambda: CPM3C(n_clusters=k, random_state=random_state), X_sub, repeat
         )
@@ -60,7 +57,7 @@ def digit_subsets(quick=False, repeat=3, random_state=0):
         )
         kmeans_accuracy = 100 * clustering_accuracy(y_sub, kmeans.labels_)
         rows[name] = {
-            "n_samples": int(mask.sum()),
+            "n_samples": int(y_sub.size),
             "n_clusters": k,
             "cpm3c_accuracy": 100 * clustering_accuracy(y_sub, cpm3c.labels_),
             "kmeans_accuracy": kmeans_accuracy,

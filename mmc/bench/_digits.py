@@ -4,9 +4,9 @@ import itertools
 
 import numpy as np
 from sklearn.cluster import KMeans
-from sklearn.datasets import load_digits
 
 from mmc import CPMMC
+from mmc.bench._data import digits
 from mmc.bench._timing import time_fit
 from mmc.metrics import clustering_error
 
@@ -40,15 +40,12 @@ def digit_pairs(repeat=3, random_state=0, progress=None):
         both estimators; ``"summary"`` holds the means, the hard pairs and the
         time ratios.
     """
-    X, y = load_digits(return_X_y=True)
-    X = X / 16.0
     pairs = list(itertools.combinations(range(10), 2))
     if progress is not None:
         pairs = progress(pairs)
     rows = {}
     for a, b in pairs:
-        mask = (y == a) | (y == b)
-        X_pair, y_pair = X[mask], y[mask]
+        X_pair, y_pair = digits((a, b))
         cpmmc_time, cpmmc = time_fit(
             lambda: CPMMC(random_state=random_state), X_pair, repeat
         )
@@ -58,7 +55,7 @@ def digit_pairs(repeat=3, random_state=0, progress=None):
             repeat,
         )
         rows[f"{a}v{b}"] = {
-            "n_samples": int(mask.sum()),
+            "n_samples": int(y_pair.size),
             "cpmmc_error": 100 * clustering_error(y_pair, cpmmc.labels_),
             "kmeans_error": 100 * clustering_error(y_pair, kmeans.labels_),
             "cpmmc_time": cpmmc_time,

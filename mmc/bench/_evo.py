@@ -20,10 +20,11 @@ import time
 import warnings
 
 import numpy as np
-from sklearn.datasets import load_digits, make_blobs
+from sklearn.datasets import make_blobs
 
 from mmc import EvoMMC, FastEvoMMC
 from mmc._core._evo import evolve
+from mmc.bench._data import digits
 from mmc.bench._timing import loglog_slope, peak_fit_memory, time_fit
 from mmc.metrics import clustering_error
 
@@ -36,13 +37,10 @@ N_FEATURES = 784
 
 def digit_pairs(pairs=None, repeat=1, random_state=0, progress=None):
     """Error (%) and fit time of EvoMMC and FastEvoMMC(n_components=0.1)."""
-    X, y = load_digits(return_X_y=True)
-    X = X / 16.0
     pairs = list(itertools.combinations(range(10), 2)) if pairs is None else pairs
     rows = {}
     for a, b in progress(pairs) if progress is not None else pairs:
-        mask = (y == a) | (y == b)
-        X_pair, y_pair = X[mask], y[mask]
+        X_pair, y_pair = digits((a, b))
         evo_time, evo = time_fit(
             lambda: EvoMMC(random_state=random_state), X_pair, repeat
         )

@@ -4,7 +4,6 @@ import itertools
 import time
 
 import numpy as np
-from sklearn.datasets import load_digits
 
 from mmc import CPMMC, MultivariateMMC
 from mmc._core._multivariate import (
@@ -15,6 +14,7 @@ from mmc._core._multivariate import (
     most_violated_table,
     xlogx_table,
 )
+from mmc.bench._data import digits
 from mmc.bench._timing import time_fit
 from mmc.metrics import normalized_mutual_info, rand_index
 
@@ -31,15 +31,12 @@ def digit_pairs(repeat=3, random_state=0, progress=None):
     Returns per-pair scores and fit times (CPMMC timed in the same run) and
     their means.
     """
-    X, y = load_digits(return_X_y=True)
-    X = X / 16.0
     pairs = list(itertools.combinations(range(10), 2))
     if progress is not None:
         pairs = progress(pairs)
     rows = {}
     for a, b in pairs:
-        mask = (y == a) | (y == b)
-        X_pair, y_pair = X[mask], y[mask]
+        X_pair, y_pair = digits((a, b))
         row = {}
         for name, make in (
             ("cpmmc", lambda: CPMMC(random_state=random_state)),

@@ -14,12 +14,13 @@ import time
 
 import numpy as np
 from sklearn.cluster import KMeans
-from sklearn.datasets import load_breast_cancer, load_digits
+from sklearn.datasets import load_breast_cancer
 from sklearn.preprocessing import StandardScaler
 
 from mmc import CPMMC, ODMC
 from mmc._base import column_means
 from mmc._odmc import _LabellingWorkingSet, _visiting_order
+from mmc.bench._data import digits
 from mmc.bench._timing import loglog_slope, time_fit
 from mmc.datasets import make_sparse_clusters
 from mmc.metrics import clustering_error
@@ -34,13 +35,10 @@ NNZ_PER_ROW = 50
 
 def digit_pairs(pairs=None, repeat=3, random_state=0, progress=None):
     """Error (%) and fit time of ODMC and CPMMC on digit pairs (default: all 45)."""
-    X, y = load_digits(return_X_y=True)
-    X = X / 16.0
     pairs = list(itertools.combinations(range(10), 2)) if pairs is None else pairs
     rows = {}
     for a, b in progress(pairs) if progress is not None else pairs:
-        mask = (y == a) | (y == b)
-        X_pair, y_pair = X[mask], y[mask]
+        X_pair, y_pair = digits((a, b))
         odmc_time, odmc = time_fit(
             lambda: ODMC(random_state=random_state), X_pair, repeat
         )
