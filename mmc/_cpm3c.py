@@ -305,9 +305,15 @@ class CPM3C(_CuttingPlaneEstimator):
     never consulted); if every run empties a cluster, a
     ``ConvergenceWarning`` says so.
 
-    There is no intercept (as in the paper): the scores depend on the origin
-    of X, and a constant feature acts as an intercept. Clusters are numbered
-    in the order in which they first occur in X.
+    With the linear kernel there is no intercept (as in the paper): the
+    scores depend on the origin of X, and a constant feature acts as an
+    intercept. With any other kernel the runs see the mapped samples and a
+    constant feature (the kernel ``K + s^2``, with ``s^2`` the mean of
+    ``K(x, x)``), whose weights are the regularised intercepts
+    ``intercept_``: without them no score difference through the origin of
+    the feature space puts the inner of two concentric rings in a class of
+    its own. Clusters are numbered in the order in which they first occur
+    in X.
 
     Parameters
     ----------
@@ -386,6 +392,9 @@ class CPM3C(_CuttingPlaneEstimator):
 
     coef_ : ndarray of shape (n_clusters, n_features)
         The weight vector of each cluster.
+
+    intercept_ : ndarray of shape (n_clusters,)
+        The intercept of each cluster's score; zero with the linear kernel.
 
     objective_ : float
         Value of the objective above at the solution.
@@ -524,8 +533,24 @@ class CPM3C(_CuttingPlaneEstimator):
             )
         return result
 
+    def _training_features(self, X):
+        if self.kernel == "linear":
+            return X
+        scale = np.sqrt(np.mean(np.einsum("ij,ij->i", X, X, dtype=np.float64)))
+        # All samples identical under a kernel that maps them to 0: any
+        # constant serves.
+        constant = np.full((X.shape[0], 1), scale if scale > 0 else 1.0, X.dtype)
+        return np.hstack([X, constant])
+
     def _set_solution(self, X, best):
-        self.coef_ = best.coef
+        coef = best.coef
+        self.intercept_ = np.zeros(self.n_clusters)
+        if self.kernel != "linear":
+            # Split the weights of the constant feature off (see
+            # _training_features) into intercepts.
+            self.intercept_ = coef[:, -1] * float(X[0, -1])
+            X, coef = np.ascontiguousarray(X[:, :-1]), coef[:, :-1]
+        self.coef_ = coef
         labels = self._assign(X)
         # The problem is symmetric under a permutation of the classes; name
         # the clusters in the order in which they first occur in X (empty
@@ -533,7 +558,8 @@ class CPM3C(_CuttingPlaneEstimator):
         _, first = np.unique(labels, return_index=True)
         order = labels[np.sort(first)]
         order = np.concatenate([order, np.setdiff1d(np.arange(self.n_clusters), order)])
-        self.coef_ = np.ascontiguousarray(best.coef[order])
+        self.coef_ = np.ascontiguousarray(coef[order])
+        self.intercept_ = np.ascontiguousarray(self.intercept_[order])
         # (A sample whose best scores tie goes to the lowest index, so it
         # may change cluster with the naming: predict again.)
         self.labels_ = self._assign(X)
@@ -566,12 +592,12 @@ class CPM3C(_CuttingPlaneEstimator):
         Returns
         -------
         scores : ndarray of shape (n_samples, n_clusters)
-            ``X @ coef_.T``; a sample belongs to the cluster of its largest
-            score.
+            ``X @ coef_.T + intercept_``; a sample belongs to the cluster of
+            its largest score.
         """
         check_is_fitted(self)
         X = self._validate_features(X, reset=False)
-        return np.asarray(X @ self.coef_.T, dtype=np.float64)
+        return np.asarray(X @ self.coef_.T, dtype=np.float64) + self.intercept_
 
     def predict(self, X):
         """Assign samples to the cluster of their largest score.
@@ -594,7 +620,6 @@ class CPM3C(_CuttingPlaneEstimator):
         """Best class of each sample of a validated X."""
         assignment = np.zeros(X.shape[0], dtype=np.uint8)
         _class_scores(
-            X, np.ascontiguousarray(self.coef_.T), np.zeros(self.n_clusters),
-            assignment,
+            X, np.ascontiguousarray(self.coef_.T), self.intercept_, assignment,
         )  # fmt: skip
         return assignment.astype(np.intp)

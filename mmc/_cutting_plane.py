@@ -168,7 +168,8 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
     * ``_start_methods()``: the initialisation of each restart;
     * ``_set_solution(X, best, top_variance)``: the fitted attributes;
 
-    and may extend the parameters. The objective they minimise is
+    and may extend the parameters or override ``_training_features``, the
+    features the runs see (the validated, mapped X by default). The objective they minimise is
     ``s/2 |W|^2 + C * loss`` where ``s`` is the variance of X along its
     principal direction and ``loss`` is the working set's loss divided by
     ``_loss_scale`` (the units in which the working set reports violations).
@@ -195,7 +196,7 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
     def _fit(self, X):
         """Validate X, run the restarts and set the fitted attributes."""
         name = type(self).__name__
-        X = self._validate_features(X, reset=True)
+        X = self._training_features(self._validate_features(X, reset=True))
         self._check_params_vs_input(X)
         random_state = check_random_state(self.random_state)
         x_mean = column_means(X)
@@ -271,6 +272,10 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         if self.C != "auto":
             return self.C
         return self._auto_C[0] if self.kernel == "linear" else self._auto_C[1]
+
+    def _training_features(self, X):
+        """The features of the runs, from the validated (and mapped) X."""
+        return X
 
     def _check_params_vs_input(self, X):
         """Checks that involve the data; none by default."""

@@ -42,7 +42,8 @@ def test_separates_k_blobs(n_clusters):
     assert est.labels_.dtype.kind == "i"
     assert set(np.unique(est.labels_)) == set(range(n_clusters))
     assert est.coef_.shape == (n_clusters, X.shape[1])
-    assert not hasattr(est, "intercept_")
+    # No intercept with the linear kernel (as in the paper).
+    np.testing.assert_array_equal(est.intercept_, np.zeros(n_clusters))
     scores = est.decision_function(X)
     assert scores.shape == (X.shape[0], n_clusters) and scores.dtype == np.float64
     np.testing.assert_allclose(scores, X @ est.coef_.T, rtol=1e-12)
