@@ -2,6 +2,7 @@
 
 import numpy as np
 import scipy.sparse as sp
+from hypothesis import strategies as st
 
 
 def random_X(rng, n_samples, n_features, dtype, sparse, density=0.5,
@@ -26,6 +27,36 @@ def random_X(rng, n_samples, n_features, dtype, sparse, density=0.5,
     if X.nnz:
         X.data[rng.random(X.nnz) < 0.2] = 0.0
     return X
+
+
+# Hypothesis draw of the input of a row kernel: the shape (n = 1 and d = 1
+# included), the density, the dtype, dense or CSR storage and a seed for the
+# values, which draw_X turns into X (the values themselves are not shrunk).
+X_cases = st.fixed_dictionaries(
+    {
+        "n_samples": st.integers(1, 30),
+        "n_features": st.integers(1, 12),
+        "density": st.sampled_from([0.0, 0.2, 0.7, 1.0]),
+        "dtype": st.sampled_from([np.float32, np.float64]),
+        "sparse": st.booleans(),
+        "seed": st.integers(0, 2**32 - 1),
+    }
+)
+
+
+def draw_X(case, scales=(1e-2, 1.0, 1e3)):
+    """The generator seeded by a draw of ``X_cases`` and the X it draws first."""
+    rng = np.random.default_rng(case["seed"])
+    X = random_X(
+        rng,
+        case["n_samples"],
+        case["n_features"],
+        case["dtype"],
+        case["sparse"],
+        case["density"],
+        scales=scales,
+    )
+    return rng, X
 
 
 def two_blobs(n_per_cluster=60, n_features=5, distance=6.0, seed=0, dtype=np.float64):

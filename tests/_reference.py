@@ -333,6 +333,30 @@ def odm_mixture_margins(X, Y, n_labellings, mu, lam, a1, a2):
     return lam * ((Xc @ Z.T) * Yk) @ np.asarray(mu[:n_labellings])
 
 
+def odm_margin_spread(X, Y, n_labellings, mu, lam, a1, a2, weights):
+    """``spread[k] = sum_i weights_i (m_ik - r_i)^2``, from scratch.
+
+    ``m_ik`` are the margins of labelling k alone and ``r_i`` those of the
+    mixture, both from :func:`odm_mixture_margins`. Twin of the ``spread``
+    output of ``mmc._core._odmc.mixture_margins_{dense,sparse}``.
+    """
+    mixture = odm_mixture_margins(X, Y, n_labellings, mu, lam, a1, a2)
+    alone = [
+        odm_mixture_margins(X, Y[:, [k]], 1, [1.0], lam, a1, a2)
+        for k in range(n_labellings)
+    ]
+    weights = np.asarray(weights, dtype=np.float64)
+    return np.array([weights @ (m - mixture) ** 2 for m in alone])
+
+
+def row_sq_norms(X):
+    """``|x_i|^2`` of every row (not centred), in float64.
+
+    Twin of ``mmc._core._odmc.row_sq_norms_{dense,sparse}``.
+    """
+    return np.einsum("ij,ij->i", _dense64(X), _dense64(X))
+
+
 def odm_coordinate_epoch(X, Y, n_labellings, mu, order, lam, theta, nu, tau, a1, a2):
     """One epoch of exact coordinate maximisation of ``sum_k mu_k G_k``.
 
@@ -407,6 +431,19 @@ def least_squares_fitness(K, y, reg):
     c = np.linalg.solve(K + n * reg * np.eye(n), y)
     residual = y - K @ c
     return float(residual @ residual / n + reg * c @ K @ c), c
+
+
+def spectral_fitness(V, weights, Y):
+    """Helper: ``F(y) = 1 - (1/n) sum_j w_j (V'y)_j^2`` for each row y of Y.
+
+    The fitness that ``mmc._core._evo`` keeps for a labelling, recomputed
+    from its labels; equal to :func:`least_squares_fitness` when V has
+    orthonormal columns and ``w = sigma / (sigma + n reg)`` for the kernel
+    matrix ``V diag(sigma) V'``.
+    """
+    V = np.asarray(V, dtype=np.float64)
+    U = np.atleast_2d(np.asarray(Y, dtype=np.float64)) @ V
+    return 1.0 - (U * U) @ np.asarray(weights, dtype=np.float64) / V.shape[0]
 
 
 def subset_fitness(K_nR, K_RR, y, reg):

@@ -10,7 +10,7 @@ terms, which the kernels accumulate in float64.
 
 import numpy as np
 import pytest
-from _data import random_X
+from _data import X_cases, draw_X
 from _reference import (
     column_sums,
     mean_margin_loss,
@@ -18,35 +18,10 @@ from _reference import (
     signed_row_sum,
 )
 from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from mmc._core import _common, _cpmmc, _multivariate
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=None)
-
-data = st.fixed_dictionaries(
-    {
-        "n_samples": st.integers(1, 30),
-        "n_features": st.integers(1, 12),
-        "density": st.sampled_from([0.0, 0.2, 0.7, 1.0]),
-        "dtype": st.sampled_from([np.float32, np.float64]),
-        "sparse": st.booleans(),
-        "seed": st.integers(0, 2**32 - 1),
-    }
-)
-
-
-def _draw_X(case):
-    rng = np.random.default_rng(case["seed"])
-    X = random_X(
-        rng,
-        case["n_samples"],
-        case["n_features"],
-        case["dtype"],
-        case["sparse"],
-        case["density"],
-    )
-    return rng, X
 
 
 def _decision(rng, n_samples):
@@ -64,9 +39,9 @@ def _abs_bound(X):
 
 
 @SETTINGS
-@given(case=data)
+@given(case=X_cases)
 def test_column_sums(case):
-    _, X = _draw_X(case)
+    _, X = draw_X(case)
     out = np.zeros(X.shape[1])
     if case["sparse"]:
         _common.column_sums_sparse(X.data, X.indices, X.indptr, out)
@@ -76,9 +51,9 @@ def test_column_sums(case):
 
 
 @SETTINGS
-@given(case=data)
+@given(case=X_cases)
 def test_most_violated_constraint(case):
-    rng, X = _draw_X(case)
+    rng, X = draw_X(case)
     n_samples = X.shape[0]
     decision = _decision(rng, n_samples)
     constraints = np.full((n_samples, 3), 7, dtype=np.uint8)
@@ -102,9 +77,9 @@ def test_most_violated_constraint(case):
 
 
 @SETTINGS
-@given(case=data)
+@given(case=X_cases)
 def test_signed_row_sum(case):
-    rng, X = _draw_X(case)
+    rng, X = draw_X(case)
     labels = rng.choice([-1, 0, 1], size=X.shape[0]).astype(np.int8)
     out = np.full(X.shape[1], np.nan)
     if case["sparse"]:
