@@ -17,6 +17,7 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 from sklearn.base import _fit_context
+from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -33,6 +34,13 @@ from mmc.kernels import KERNELS, kernel_matrix, nystroem, resolve_gamma
 MAX_KERNEL_BYTES = 1 << 30
 
 _MAX_SEED = np.iinfo(np.int32).max
+
+# FastEvoMMC's k-means landmarks: k-means++ seeding and this many Lloyd
+# iterations on a random subsample of at most this many samples per landmark,
+# so that choosing them costs O(r^2 d log r) whatever n (the kernel between
+# the samples and the landmarks costs O(n r d)).
+KMEANS_ITERATIONS = 3
+KMEANS_SAMPLES_PER_LANDMARK = 10
 
 RunResult = namedtuple(
     "RunResult", ["labels", "coordinates", "objective", "n_generations", "seed"]
@@ -241,6 +249,51 @@ def repair_balance(y, bound, random_state):
     candidates = np.flatnonzero(y == majority)
     y[random_state.choice(candidates, n_flips, replace=False)] = -majority
     return y
+
+
+def kmeans_landmarks(X, n_landmarks, random_state):
+    """Centres of a short k-means run, as landmarks of a Nystroem map.
+
+    k-means++ seeding followed by ``KMEANS_ITERATIONS`` Lloyd iterations
+    (:class:`sklearn.cluster.KMeans` with one initialisation) on a random
+    subsample of ``min(n_samples, KMEANS_SAMPLES_PER_LANDMARK * n_landmarks)``
+    samples: O(r^2 d log r) time for r landmarks and d features (the greedy
+    k-means++ seeding tries ``2 + log r`` candidates per centre), whatever
+    n_samples.
+
+    Parameters
+    ----------
+    X : {ndarray, CSR matrix} of shape (n_samples, n_features)
+        Validated training samples.
+
+    n_landmarks : int
+        Number of centres, at most n_samples.
+
+    random_state : numpy.random.RandomState
+        Draws the subsample and seeds k-means.
+
+    Returns
+    -------
+    centres : ndarray of shape (n_landmarks, n_features)
+        Dense, in the dtype of X. Coincident centres (data with fewer
+        distinct points than landmarks) are kept: the Nystroem map treats
+        them as one.
+    """
+    n_samples = X.shape[0]
+    n_subsample = min(n_samples, KMEANS_SAMPLES_PER_LANDMARK * n_landmarks)
+    if n_subsample < n_samples:
+        X = X[np.sort(random_state.choice(n_samples, n_subsample, replace=False))]
+    km = KMeans(
+        n_clusters=n_landmarks, init="k-means++", n_init=1,
+        max_iter=KMEANS_ITERATIONS, random_state=random_state,
+    )  # fmt: skip
+    # One thread: KMeans merges the per-thread sums in no fixed order, and the
+    # search is sensitive to the last bits of the kernel basis.
+    with _get_threadpool_controller().limit(limits=1, user_api="openmp"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            km.fit(X)
+    return np.ascontiguousarray(km.cluster_centers_)
 
 
 def _rows_identical(X):
@@ -689,8 +742,9 @@ class EvoMMC(_BaseEvoMMC):
 class FastEvoMMC(_BaseEvoMMC):
     """EvoMMC on a Nystroem approximation of the kernel matrix, for large data.
 
-    The kernel functions are restricted to ``n_components`` landmarks R drawn
-    at random from the samples (the paper's subset of regressors):
+    The kernel functions are restricted to ``n_components`` landmarks R (the
+    paper's subset of regressors, with points of the input space that need
+    not be samples):
 
         F(y) = min_c (1/n) |y - K_nR c|^2 + reg c'K_RR c.
 
@@ -700,21 +754,47 @@ class FastEvoMMC(_BaseEvoMMC):
     mutation of s labels costs O(s r) and memory is O(n r). The search is
     that of :class:`EvoMMC` (see there).
 
+    **Landmarks.** The paper draws R at random from the samples
+    (``landmarks="random"``). By default (``landmarks="kmeans"``) the
+    landmarks are the centres of a short k-means run, which approximate the
+    kernel matrix better with the same r (Zhang, Tsang and Kwok, 2008):
+    k-means++ seeding and ``mmc._evo.KMEANS_ITERATIONS = 3`` Lloyd
+    iterations on a random subsample of at most
+    ``mmc._evo.KMEANS_SAMPLES_PER_LANDMARK = 10`` samples per landmark, so
+    O(r^2 d log r) time whatever n (6 s of a 20 s fit at n = 70000,
+    d = 784, r = 700). On the 45 digit pairs of ``load_digits / 16`` with
+    ``n_components=0.1`` (about 36 landmarks) this lowers the mean error
+    from 1.16% to 0.80% (EvoMMC: 0.75%) and the error on 3v8 from 4.20% to
+    0.00%; over ten seeds, the pairs more than a point worse than EvoMMC
+    fall from 5.6 to 1.7 per seed (``bench/evommc.md``). A rank-r kernel
+    still drops the components of the exact one beyond r, which are not
+    negligible there: on 7v9 the exact kernel truncated to its 36 leading
+    eigenvectors gives 6.1% against EvoMMC's 0.8%, whatever the landmarks.
+
     Parameters
     ----------
     n_components : int, float or None, default=None
         Number of landmarks r: an int, a fraction of n_samples in (0, 1]
-        (rounded up), or None for ``min(n_samples, 300)``.
+        (rounded up), or None for ``min(n_samples, 300)``. With r =
+        n_samples every sample is a landmark and the kernel is exact.
+
+    landmarks : {"kmeans", "random"}, default="kmeans"
+        How the landmarks are chosen when r < n_samples: ``"kmeans"``, the
+        centres of a short k-means run on (a subsample of) the data, dense
+        even for sparse X; ``"random"``, samples drawn uniformly without
+        replacement (the paper).
 
     {parameters}
     Attributes
     ----------
     {attributes}
-    landmarks_ : ndarray of shape (n_components,)
-        Indices of the training samples used as landmarks.
+    landmarks_ : ndarray of shape (n_components,) or None
+        Indices of the training samples used as landmarks; None when they
+        are k-means centres.
 
     X_landmarks_ : ndarray or sparse matrix of shape (n_components, n_features)
-        The landmarks, kept for ``predict``.
+        The landmarks, kept for ``predict``: the k-means centres (a dense
+        array, also for sparse X) or the samples drawn.
 
     dual_coef_ : ndarray of shape (n_components,)
         Coefficients c of the least-squares fit ``f(x) = sum_{i in R} c_i
@@ -728,6 +808,10 @@ class FastEvoMMC(_BaseEvoMMC):
     ----------
     F. Gieseke, T. Pahikkala and O. Kramer. Fast evolutionary maximum margin
     clustering. International Conference on Machine Learning, 2009.
+
+    K. Zhang, I. W. Tsang and J. T. Kwok. Improved Nystroem low-rank
+    approximation and error analysis. International Conference on Machine
+    Learning, 2008.
 
     Examples
     --------
@@ -747,11 +831,13 @@ class FastEvoMMC(_BaseEvoMMC):
             Interval(Real, 0, 1, closed="right"),
             None,
         ],
+        "landmarks": [StrOptions({"kmeans", "random"})],
     }
 
     def __init__(
         self,
         n_components=None,
+        landmarks="kmeans",
         reg=1e-3,
         kernel="rbf",
         gamma="scale",
@@ -769,6 +855,7 @@ class FastEvoMMC(_BaseEvoMMC):
         verbose=0,
     ):
         self.n_components = n_components
+        self.landmarks = landmarks
         self.reg = reg
         self.kernel = kernel
         self.gamma = gamma
@@ -823,11 +910,20 @@ class FastEvoMMC(_BaseEvoMMC):
     def _fit_basis(self, X, gamma, random_state):
         n_samples = X.shape[0]
         r = self._n_landmarks(n_samples)
-        feature_map = nystroem(
-            X, r, random_state=random_state.randint(_MAX_SEED),
-            **self._kernel_params(gamma),
-        )  # fmt: skip
-        self.landmarks_ = feature_map.component_indices_
+        seed = random_state.randint(_MAX_SEED)
+        if self.landmarks == "kmeans" and r < n_samples:
+            centres = kmeans_landmarks(X, r, np.random.RandomState(seed))
+            # Every centre is a landmark (in the order of a permutation).
+            feature_map = nystroem(
+                centres, r, random_state=seed, **self._kernel_params(gamma)
+            )
+            self.landmarks_ = None
+        else:
+            # Samples drawn at random (all of them when r = n_samples).
+            feature_map = nystroem(
+                X, r, random_state=seed, **self._kernel_params(gamma)
+            )
+            self.landmarks_ = feature_map.component_indices_
         self.X_landmarks_ = feature_map.components_
         self._normalization = feature_map.normalization_
         L = np.asarray(feature_map.transform(X), dtype=np.float64)

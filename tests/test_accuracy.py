@@ -202,8 +202,10 @@ def test_odmc_breast_cancer_at_least_kmeans():
 
 
 # EvoMMC and FastEvoMMC (their issue's contract): error on the paper's four
-# pairs and on average over the 45, FastEvoMMC with a tenth of the samples as
-# landmarks within 1 point of EvoMMC on every pair (bench/evommc.md).
+# pairs and on average over the 45; FastEvoMMC with a tenth of the samples as
+# landmarks within 1 point of EvoMMC on each of the four pairs and on the
+# mean (bench/evommc.md). Within 1 point on every one of the 45 pairs is not
+# met (strict xfail below).
 EVO_HARD_PAIR_LIMITS = {(3, 8): 3.0, (1, 7): 0.3, (2, 7): 0.3, (8, 9): 4.0}
 EVO_MEAN_LIMIT = 1.0
 FAST_MARGIN = 1.0
@@ -236,13 +238,22 @@ def test_evommc_mean_error_over_all_pairs(evo_pair_errors):
     assert errors.mean() <= EVO_MEAN_LIMIT
 
 
+def test_fastevommc_within_a_point_of_evommc(evo_pair_errors):
+    for pair in EVO_HARD_PAIR_LIMITS:
+        evo, fast = evo_pair_errors[pair]
+        assert fast <= evo + FAST_MARGIN, pair
+    evo, fast = np.array(list(evo_pair_errors.values())).mean(axis=0)
+    assert fast <= evo + FAST_MARGIN
+
+
 @pytest.mark.xfail(
     strict=True,
     reason="with about 36 landmarks FastEvoMMC is more than a point worse than "
-    "EvoMMC on 1v8 (12.64 vs 0.84), 3v8 (4.20 vs 0.00), 8v9 (5.08 vs 1.13), "
-    "7v9 (3.06 vs 0.84) and 3v7 (1.93 vs 0.28); EvoMMC's mean is 0.75%",
+    "EvoMMC on 7v9 (6.41 vs 0.84): the optimum of the rank-36 kernel (the exact "
+    "kernel truncated to its 36 leading eigenvectors gives 6.1% too); random "
+    "landmarks were also worse on 1v8, 3v8, 8v9 and 3v7",
 )
-def test_fastevommc_within_a_point_of_evommc(evo_pair_errors):
+def test_fastevommc_within_a_point_of_evommc_on_every_pair(evo_pair_errors):
     worse = {
         pair: (evo, fast)
         for pair, (evo, fast) in evo_pair_errors.items()

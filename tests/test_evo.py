@@ -5,6 +5,8 @@ The Cython kernels of mmc._core._evo are compared with the direct solutions
 in tests/_reference.py.
 """
 
+import warnings
+
 import _reference
 import numpy as np
 import pytest
@@ -30,6 +32,10 @@ from mmc.metrics import clustering_error
 def _basis(K, reg):
     sigma, V = scipy.linalg.eigh(K)
     return spectral_basis(V, sigma, reg)
+
+
+def _dense(A):
+    return A.toarray() if sp.issparse(A) else A
 
 
 def _random_labels(rng, n, bound=None):
@@ -157,26 +163,82 @@ def test_evommc_fitness_and_model_are_the_direct_solution():
     )
 
 
+@pytest.mark.parametrize("landmarks", ["kmeans", "random"])
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
-def test_fastevommc_matches_the_formula_with_the_nystroem_kernel(sparse):
+def test_fastevommc_matches_the_formula_with_the_nystroem_kernel(sparse, landmarks):
     X, _ = two_blobs(n_per_cluster=40, distance=4.0, seed=6)
     if sparse:
         X = sp.csr_matrix(X)
     reg = 1e-2
-    est = FastEvoMMC(n_components=15, reg=reg, random_state=0).fit(X)
-    assert est.landmarks_.shape == (15,) and np.unique(est.landmarks_).size == 15
-    R = est.landmarks_
-    K = kernel_matrix(X, gamma=est.gamma_)
+    est = FastEvoMMC(n_components=15, landmarks=landmarks, reg=reg, random_state=0)
+    est.fit(X)
+    Z = est.X_landmarks_
+    assert Z.shape == (15, X.shape[1])
+    if landmarks == "random":
+        assert est.landmarks_.shape == (15,) and np.unique(est.landmarks_).size == 15
+        np.testing.assert_array_equal(_dense(Z), _dense(X[est.landmarks_]))
+    else:
+        assert est.landmarks_ is None
+        assert isinstance(Z, np.ndarray)  # centres: dense even for sparse X
+    params = {"kernel": "rbf", "gamma": est.gamma_}
+    K_nR = kernel_matrix(X, Z, **params)
+    K_RR = kernel_matrix(Z, **params)
     labels = 2 * est.labels_ - 1
-    expected, c = _reference.subset_fitness(K[:, R], K[np.ix_(R, R)], labels, reg)
+    expected, c = _reference.subset_fitness(K_nR, K_RR, labels, reg)
     assert est.fitness_ == pytest.approx(expected, rel=1e-8)
     np.testing.assert_allclose(
-        est.decision_function(X) - est.intercept_, K[:, R] @ c, atol=1e-7
+        est.decision_function(X) - est.intercept_, K_nR @ c, atol=1e-7
     )
     # The same value from the explicit Nystroem kernel L L' = K_nR K_RR^-1 K_Rn.
-    K_nystroem = K[:, R] @ np.linalg.pinv(K[np.ix_(R, R)]) @ K[R, :]
+    K_nystroem = K_nR @ np.linalg.pinv(K_RR) @ K_nR.T
     direct, _ = _reference.least_squares_fitness(K_nystroem, labels, reg)
     assert est.fitness_ == pytest.approx(direct, rel=1e-6)
+
+
+def test_kmeans_landmarks_are_reproducible_centres():
+    X, _ = two_blobs(n_per_cluster=60, distance=3.0, seed=11)
+    a = FastEvoMMC(n_components=12, n_init=2, random_state=3).fit(X)
+    b = FastEvoMMC(n_components=12, n_init=2, random_state=3).fit(X)
+    np.testing.assert_array_equal(a.X_landmarks_, b.X_landmarks_)
+    np.testing.assert_array_equal(a.labels_, b.labels_)
+    assert a.fitness_ == b.fitness_
+    # Each centre is the mean of the samples nearest to it: not a sample, but
+    # inside the data's bounding box.
+    assert a.X_landmarks_.shape == (12, X.shape[1])
+    assert np.unique(a.X_landmarks_, axis=0).shape[0] == 12
+    assert np.all(a.X_landmarks_ >= X.min(axis=0) - 1e-12)
+    assert np.all(a.X_landmarks_ <= X.max(axis=0) + 1e-12)
+    other = FastEvoMMC(n_components=12, n_init=2, random_state=4).fit(X)
+    assert not np.array_equal(other.X_landmarks_, a.X_landmarks_)
+
+
+def test_kmeans_landmarks_fit_a_subsample_of_bounded_size(monkeypatch):
+    seen = []
+
+    class RecordingKMeans(mmc._evo.KMeans):
+        def fit(self, X, y=None, sample_weight=None):
+            seen.append((X.shape[0], self.n_clusters, self.max_iter))
+            return super().fit(X, y, sample_weight)
+
+    monkeypatch.setattr(mmc._evo, "KMeans", RecordingKMeans)
+    X, _ = two_blobs(n_per_cluster=100, seed=12)
+    FastEvoMMC(n_components=5, n_init=1, random_state=0).fit(X)
+    per_landmark = mmc._evo.KMEANS_SAMPLES_PER_LANDMARK
+    assert seen == [(5 * per_landmark, 5, mmc._evo.KMEANS_ITERATIONS)]
+    seen.clear()
+    FastEvoMMC(n_components=50, n_init=1, random_state=0).fit(X)
+    assert seen == [(200, 50, mmc._evo.KMEANS_ITERATIONS)]  # all the samples
+
+
+def test_kmeans_landmarks_on_duplicated_samples():
+    # Fewer distinct points than landmarks: coincident centres are one
+    # landmark for the Nystroem map, and nothing warns.
+    X = np.repeat(np.array([[0.0, 0.0], [0.1, 0.0], [3.0, 3.0], [3.1, 3.0]]), 10, 0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        est = FastEvoMMC(n_components=8, random_state=0).fit(X)
+    assert est.n_components_ <= 4
+    assert clustering_error(np.repeat([0, 0, 1, 1], 10), est.labels_) == 0.0
 
 
 def test_fastevommc_with_every_sample_as_landmark_is_evommc():
@@ -195,6 +257,8 @@ def test_fastevommc_with_every_sample_as_landmark_is_evommc():
 def test_n_components_as_a_fraction():
     X, _ = two_blobs(n_per_cluster=50)
     est = FastEvoMMC(n_components=0.25, n_init=1, random_state=0).fit(X)
+    assert est.X_landmarks_.shape == (25, X.shape[1])
+    est = FastEvoMMC(n_components=0.25, landmarks="random", n_init=1).fit(X)
     assert est.landmarks_.shape == (25,)
 
 
@@ -224,6 +288,7 @@ def test_generation_limit_warns_and_still_labels():
         (FastEvoMMC, {"n_components": 0}, "'n_components' parameter"),
         (FastEvoMMC, {"n_components": 1.5}, "'n_components' parameter"),
         (FastEvoMMC, {"n_components": 500}, "at most 40"),
+        (FastEvoMMC, {"landmarks": "kmeans++"}, "'landmarks' parameter"),
         (FastEvoMMC, {"population_size": 0}, "'population_size' parameter"),
     ],
 )
