@@ -70,8 +70,12 @@ def _dense(X):
     return (X.toarray() if sp.issparse(X) else X).astype(np.float64)
 
 
-def _labellings(rng, n_samples, capacity):
-    return np.where(rng.random((n_samples, capacity)) < 0.5, 1, -1).astype(np.int8)
+def _labellings(rng, n_samples, working_set):
+    """(n_labellings, capacity, Y): random labellings in every column of Y."""
+    n_labellings, n_spare = working_set
+    capacity = n_labellings + n_spare
+    Y = np.where(rng.random((n_samples, capacity)) < 0.5, 1, -1).astype(np.int8)
+    return n_labellings, capacity, Y
 
 
 def _signed_weights(rng, n_samples):
@@ -137,10 +141,8 @@ def _orthonormal_basis(rng, case):
 @given(case=X_cases, working_set=working_sets)
 def test_labelling_sums(case, working_set):
     rng, X = draw_X(case)
-    n_labellings, n_spare = working_set
-    capacity = n_labellings + n_spare
     n_samples, n_features = X.shape
-    Y = _labellings(rng, n_samples, capacity)
+    n_labellings, capacity, Y = _labellings(rng, n_samples, working_set)
     weights = _signed_weights(rng, n_samples)
     U = np.full((capacity, n_features), UNTOUCHED)
     sigma = np.full(capacity, UNTOUCHED)
@@ -177,10 +179,8 @@ def test_row_sq_norms(case):
 @given(case=X_cases, working_set=working_sets, lam=st.floats(1e-2, 1e2))
 def test_mixture_margins(case, working_set, lam):
     rng, X = draw_X(case)
-    n_labellings, n_spare = working_set
-    capacity = n_labellings + n_spare
     n_samples, n_features = X.shape
-    Y = _labellings(rng, n_samples, capacity)
+    n_labellings, capacity, Y = _labellings(rng, n_samples, working_set)
     b = _signed_weights(rng, n_samples)
     mu = _mixture(rng, n_labellings, capacity)
     x_mean, row_mean_dot, mean_sq, _ = odmc_tests._row_terms(X)
@@ -254,10 +254,8 @@ def test_coordinate_epoch(case, working_set, lam, theta, nu, tau):
     # curvature of one sample, so large, nearly cancelling terms would only
     # measure how rounding propagates along the epoch.
     rng, X = draw_X(case, scales=(0.5, 1.0, 2.0))
-    n_labellings, n_spare = working_set
-    capacity = n_labellings + n_spare
     n_samples, n_features = X.shape
-    Y = _labellings(rng, n_samples, capacity)
+    n_labellings, capacity, Y = _labellings(rng, n_samples, working_set)
     mu = _mixture(rng, n_labellings, capacity)
     # A point of the box where b takes both signs, some a at a bound.
     a1 = np.minimum(rng.exponential(size=n_samples), tau)
