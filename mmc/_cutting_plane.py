@@ -169,10 +169,11 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
     * ``_set_solution(X, best, top_variance)``: the fitted attributes;
 
     and may extend the parameters or override ``_training_features``, the
-    features the runs see (the validated, mapped X by default). The objective they minimise is
-    ``s/2 |W|^2 + C * loss`` where ``s`` is the variance of X along its
-    principal direction and ``loss`` is the working set's loss divided by
-    ``_loss_scale`` (the units in which the working set reports violations).
+    features the runs see (the validated, mapped X by default). The
+    objective they minimise is ``s/2 |W|^2 + C * loss`` where ``s`` is the
+    variance of X along its principal direction and ``loss`` is the working
+    set's loss divided by ``_loss_scale`` (the units in which the working set
+    reports violations).
     Restarts are compared by the number of empty clusters, then by the
     objective: a run that lost a cluster only wins when all did.
     """
