@@ -151,6 +151,31 @@ def best_of_restarts(run, starts, n_jobs, key=lambda result: result.objective):
     return results[best], results
 
 
+_FEATURE_MAP_PARAMETERS = """\
+kernel : {"linear", "rbf", "poly", "sigmoid", "cosine", "precomputed"} \
+            or callable, default="linear"
+        Kernel of the feature space in which the hyperplane is sought. With
+        ``"linear"`` the samples are used as they are; any other kernel maps
+        them with :class:`mmc.kernels.KernelFeatureMap` (exact when there are
+        at most ``n_components`` samples, Nystroem otherwise), at fit and at
+        predict time. ``"precomputed"``: ``fit`` takes the n x n kernel matrix
+        and ``predict`` the m x n kernel between new and training samples.
+
+    gamma : "scale" or float, default="scale"
+        Coefficient of the rbf, poly and sigmoid kernels; ``"scale"`` is
+        ``1 / (n_features * X.var())``, as in :class:`sklearn.svm.SVC`.
+
+    degree : int, default=3
+        Degree of the poly kernel.
+
+    coef0 : float, default=0.0
+        Constant term of the poly and sigmoid kernels.
+
+    n_components : int, default=500
+        Rank of the kernel feature map (number of landmarks); memory and time
+        grow as n_samples * n_components. Ignored by the linear kernel."""
+
+
 class _FeatureMapMixin:
     """``kernel=``: the linear model is learnt on a feature map of X.
 
@@ -159,8 +184,17 @@ class _FeatureMapMixin:
     replaced by their coordinates under the :class:`mmc.kernels.KernelFeatureMap`
     fitted in ``fit`` (stored as ``kernel_map_``), at fit and at predict time
     alike, and ``coef_`` holds weights on those coordinates. With the linear
-    kernel there is no map at all.
+    kernel there is no map at all. The parameters are documented once, here,
+    and put in place of ``{feature_map_parameters}`` in the docstring of each
+    subclass.
     """
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.__doc__ is not None:
+            cls.__doc__ = cls.__doc__.replace(
+                "{feature_map_parameters}", _FEATURE_MAP_PARAMETERS
+            )
 
     _feature_map_constraints: dict = {
         "kernel": [StrOptions(set(FEATURE_MAP_KERNELS)), callable],

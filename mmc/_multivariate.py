@@ -209,28 +209,7 @@ class MultivariateMMC(_BinaryCuttingPlane):
     max_cccp_iter : int, default=50
         Maximum number of CCCP iterations after each new constraint.
 
-    kernel : {"linear", "rbf", "poly", "sigmoid", "cosine", "precomputed"} \
-            or callable, default="linear"
-        Kernel of the feature space in which the hyperplane is sought. With
-        ``"linear"`` the samples are used as they are; any other kernel maps
-        them with :class:`mmc.kernels.KernelFeatureMap` (exact when there are
-        at most ``n_components`` samples, Nystroem otherwise), at fit and at
-        predict time. ``"precomputed"``: ``fit`` takes the n x n kernel matrix
-        and ``predict`` the m x n kernel between new and training samples.
-
-    gamma : "scale" or float, default="scale"
-        Coefficient of the rbf, poly and sigmoid kernels; ``"scale"`` is
-        ``1 / (n_features * X.var())``, as in :class:`sklearn.svm.SVC`.
-
-    degree : int, default=3
-        Degree of the poly kernel.
-
-    coef0 : float, default=0.0
-        Constant term of the poly and sigmoid kernels.
-
-    n_components : int, default=500
-        Rank of the kernel feature map (number of landmarks); memory and time
-        grow as n_samples * n_components. Ignored by the linear kernel.
+    {feature_map_parameters}
 
     init : {"auto", "pca", "kmeans", "random"} or array-like of shape \
             (n_samples,), default="auto"
