@@ -17,7 +17,6 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 from sklearn.base import _fit_context
-from sklearn.cluster import KMeans
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
@@ -26,6 +25,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from mmc._base import _BaseMMC, best_of_restarts
 from mmc._core._evo import evolve
+from mmc._init import kmeans_run
 from mmc.kernels import KERNELS, kernel_matrix, nystroem, resolve_gamma
 
 # Largest n x n kernel matrix EvoMMC builds (float64 bytes): 1 GiB, that is
@@ -283,16 +283,10 @@ def kmeans_landmarks(X, n_landmarks, random_state):
     n_subsample = min(n_samples, KMEANS_SAMPLES_PER_LANDMARK * n_landmarks)
     if n_subsample < n_samples:
         X = X[np.sort(random_state.choice(n_samples, n_subsample, replace=False))]
-    km = KMeans(
-        n_clusters=n_landmarks, init="k-means++", n_init=1,
-        max_iter=KMEANS_ITERATIONS, random_state=random_state,
-    )  # fmt: skip
     # One thread: KMeans merges the per-thread sums in no fixed order, and the
     # search is sensitive to the last bits of the kernel basis.
     with _get_threadpool_controller().limit(limits=1, user_api="openmp"):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            km.fit(X)
+        km = kmeans_run(X, n_landmarks, random_state, max_iter=KMEANS_ITERATIONS)
     return np.ascontiguousarray(km.cluster_centers_)
 
 

@@ -42,6 +42,21 @@ def start_methods(init, n_init):
     return [init] * n_init
 
 
+def kmeans_run(X, n_clusters, random_state, max_iter=300):
+    """One run of k-means (k-means++ seeding), fitted and returned.
+
+    Degenerate data (fewer distinct points than clusters) is reported by the
+    estimators themselves, once, after fitting: k-means' own warning about
+    it is silenced.
+    """
+    km = KMeans(
+        n_clusters=n_clusters, n_init=1, max_iter=max_iter, random_state=random_state
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return km.fit(X)
+
+
 def initial_signs(X, method, random_state, principal):
     """Initial labelling of the samples as +1 / -1.
 
@@ -65,12 +80,7 @@ def initial_signs(X, method, random_state, principal):
     signs : ndarray of shape (n_samples,), dtype=int8
     """
     if method == "kmeans":
-        km = KMeans(n_clusters=2, n_init=1, random_state=random_state)
-        with warnings.catch_warnings():
-            # Degenerate data (fewer distinct points than clusters) is
-            # reported by the estimator itself, once, after fitting.
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            labels = km.fit(X).labels_
+        labels = kmeans_run(X, 2, random_state).labels_
         return np.where(labels == 1, 1, -1).astype(np.int8)
     if method == "pca":
         direction = principal
@@ -232,11 +242,8 @@ def initial_centres(X, x_mean, method, random_state, n_clusters, principal):
     centres : ndarray of shape (n_clusters, n_features), dtype=float64
     """
     if method == "kmeans":
-        km = KMeans(n_clusters=n_clusters, n_init=1, random_state=random_state)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", ConvergenceWarning)
-            km.fit(X)
-        return np.asarray(km.cluster_centers_, dtype=np.float64)
+        centres = kmeans_run(X, n_clusters, random_state).cluster_centers_
+        return np.asarray(centres, dtype=np.float64)
     if method == "k-means++":
         centres, _ = kmeans_plusplus(X, n_clusters, random_state=random_state)
         return np.asarray(centres.toarray() if sp.issparse(centres) else centres,

@@ -16,6 +16,7 @@ from _data import two_blobs
 from sklearn.exceptions import ConvergenceWarning
 
 import mmc._evo
+import mmc._init
 from mmc import EvoMMC, FastEvoMMC
 from mmc._core._evo import evolve, fitness, flip_labels, mutate
 from mmc._evo import (
@@ -215,12 +216,12 @@ def test_kmeans_landmarks_are_reproducible_centres():
 def test_kmeans_landmarks_fit_a_subsample_of_bounded_size(monkeypatch):
     seen = []
 
-    class RecordingKMeans(mmc._evo.KMeans):
+    class RecordingKMeans(mmc._init.KMeans):
         def fit(self, X, y=None, sample_weight=None):
             seen.append((X.shape[0], self.n_clusters, self.max_iter))
             return super().fit(X, y, sample_weight)
 
-    monkeypatch.setattr(mmc._evo, "KMeans", RecordingKMeans)
+    monkeypatch.setattr(mmc._init, "KMeans", RecordingKMeans)
     X, _ = two_blobs(n_per_cluster=100, seed=12)
     FastEvoMMC(n_components=5, n_init=1, random_state=0).fit(X)
     per_landmark = mmc._evo.KMEANS_SAMPLES_PER_LANDMARK
