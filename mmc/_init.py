@@ -101,12 +101,24 @@ def median_split(values):
 def principal_direction(X, x_mean, random_state):
     """Leading right singular vector of the centred data ``X - x_mean``.
 
+    Returns
+    -------
+    direction : ndarray of shape (n_features,), unit norm
+    """
+    return principal_directions(X, x_mean, 1, random_state)[:, 0]
+
+
+def principal_directions(X, x_mean, n_directions, random_state):
+    """Leading right singular vectors of the centred data ``X - x_mean``.
+
     Randomised subspace iteration (Halko, Martinsson and Tropp, 2011) with
     the centring applied implicitly, so that sparse X stays sparse.
 
     Returns
     -------
-    direction : ndarray of shape (n_features,), unit norm
+    directions : ndarray of shape (n_features, n_directions)
+        Unit columns, in decreasing order of the variance along them (fewer
+        columns when X has fewer features).
     """
     n_features = X.shape[1]
     dtype = X.dtype
@@ -123,7 +135,7 @@ def principal_direction(X, x_mean, random_state):
             Q[:, j] -= total * mean
         return Q
 
-    block = min(1 + _PCA_OVERSAMPLING, n_features)
+    block = min(n_directions + _PCA_OVERSAMPLING, n_features)
     Q = random_state.standard_normal((n_features, block)).astype(dtype)
     for _ in range(_PCA_POWER_ITERATIONS):
         # Orthonormalising the small (n_features, block) side is enough to
@@ -131,9 +143,12 @@ def principal_direction(X, x_mean, random_state):
         Q = centred_t_times(centred_times(Q))
         _orthonormalise_columns(Q)
     _, _, vt = np.linalg.svd(centred_times(Q), full_matrices=False)
-    direction = (Q @ vt[0]).astype(np.float64)
-    norm = np.linalg.norm(direction)
-    return direction / norm if norm > 0 else direction
+    directions = np.empty((n_features, min(n_directions, vt.shape[0])))
+    for j in range(directions.shape[1]):
+        direction = (Q @ vt[j]).astype(np.float64)
+        norm = np.linalg.norm(direction)
+        directions[:, j] = direction / norm if norm > 0 else direction
+    return directions
 
 
 def _orthonormalise_columns(Q):

@@ -297,7 +297,48 @@ class KernelFeatureMap:
         if not np.isfinite(nystroem.normalization_).all():
             raise ValueError(self._non_finite_message())
         self.nystroem_ = nystroem
+        self._params = params
         return self
+
+    def sharpened_features(self, X, power, rows=None):
+        """Features under the kernel ``k(x, z) ** power``, for training samples.
+
+        The elementwise power of a positive semi-definite kernel is one too
+        (the Schur product theorem); it keeps the similarities of close
+        samples and shrinks the others, so that the rbf kernel becomes the
+        rbf kernel with ``power`` times its ``gamma``. The map has the same
+        landmarks as this one and is used at fit time only.
+
+        Parameters
+        ----------
+        X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+            The samples this map was fitted on, or their kernel matrix if
+            ``kernel="precomputed"``.
+
+        power : int
+            Exponent, at least 1.
+
+        rows : ndarray of int, default=None
+            The samples to map (all of them by default).
+
+        Returns
+        -------
+        features : ndarray of shape (n_rows, n_landmarks), dtype=float64
+        """
+        rows = np.arange(X.shape[0]) if rows is None else rows
+        if self.kernel == "precomputed":
+            K = X[rows][:, self.landmarks_]
+            K_landmarks = X[self.landmarks_][:, self.landmarks_]
+        else:
+            basis = X[self.landmarks_].astype(np.float64)
+            K = pairwise_kernels(X[rows], basis, metric=self.kernel, **self._params)
+            K_landmarks = pairwise_kernels(basis, metric=self.kernel, **self._params)
+        K, K_landmarks = (
+            np.array(M.toarray() if sp.issparse(M) else M, dtype=np.float64) ** power
+            for M in (K, K_landmarks)
+        )
+        landmark_map = KernelFeatureMap("precomputed", n_components=K.shape[1])
+        return landmark_map.fit(K_landmarks).transform(K)
 
     def _non_finite_message(self):
         return (
