@@ -156,21 +156,22 @@ def test_multivariate_mean_nmi_at_least_cpmmc(multivariate_nmi):
 
 # Kernels (their issue's contract): the rbf kernel loses nothing on the digit
 # pairs -- its mean error over the 45 pairs is within half a point of the
-# linear kernel's. (With the rbf kernel and C="auto" it is about 1.6%, below
-# the linear 2.4%.)
+# linear kernel's. (Measured with random_state=0: CPMMC about 1.6% with the
+# rbf kernel and C="auto", 2.4% linear; ODMC 1.48% rbf, 1.90% linear.)
 RBF_MARGIN = 0.5
 
 
-def test_rbf_kernel_loses_nothing_on_the_digit_pairs(digit_pair_errors):
+@pytest.mark.parametrize("Estimator", [CPMMC, ODMC], ids=lambda E: E.__name__)
+def test_rbf_kernel_loses_nothing_on_the_digit_pairs(Estimator):
     X, y = load_digits(return_X_y=True)
     X = X / 16.0
-    errors = []
+    errors = {"linear": [], "rbf": []}
     for a, b in itertools.combinations(range(10), 2):
         mask = (y == a) | (y == b)
-        labels = CPMMC(kernel="rbf", random_state=0).fit(X[mask]).labels_
-        errors.append(100 * clustering_error(y[mask], labels))
-    linear = np.mean([cpmmc for cpmmc, _ in digit_pair_errors.values()])
-    assert np.mean(errors) <= linear + RBF_MARGIN
+        for kernel, kernel_errors in errors.items():
+            labels = Estimator(kernel=kernel, random_state=0).fit(X[mask]).labels_
+            kernel_errors.append(100 * clustering_error(y[mask], labels))
+    assert np.mean(errors["rbf"]) <= np.mean(errors["linear"]) + RBF_MARGIN
 
 
 # ODMC (its issue's contract): with the defaults and random_state=0, the mean
