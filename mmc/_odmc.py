@@ -706,8 +706,8 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
         Seeds the initial labellings and the order of the coordinate steps.
 
     n_jobs : int, default=None
-        Not used (ODMC makes one run); accepted for compatibility with the
-        other estimators.
+        Not used (ODMC's runs are sequential); accepted for compatibility
+        with the other estimators.
 
     verbose : int, default=0
         Verbosity: 1 prints a line per fit, 2 a line per step.
