@@ -50,8 +50,16 @@ def test_quick_run_writes_report_json_and_figures(tmp_path):
         assert set(results["estimator_scaling"][kind]) == names
         record = results["estimator_scaling"][kind]["CPMMC"]
         assert len(record["sizes"]) >= 2 and record["slope"] is not None
+    # The rbf feature map at scale, for the estimators that learn on it.
+    kernels = results["kernels"]
+    assert set(kernels["estimators"]) == {"CPMMC", "CPM3C", "MultivariateMMC", "ODMC"}
+    for record in kernels["estimators"].values():
+        assert record["sizes"] == kernels["sizes"][: len(record["sizes"])]
+        assert all(t > 0 for t in record["times"])
+        assert record["peak_memory_over_features"] > 0
     report = (out / "report.md").read_text()
     assert "### two moons" in report and "scaling_dense.png" in report
+    assert "## Kernels: the rbf feature map at scale" in report
     assert (out / "scaling_sparse.png").read_bytes()[:4] == b"\x89PNG"
     assert "mean of 2 pairs" in result.stdout
 

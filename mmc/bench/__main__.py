@@ -8,6 +8,7 @@ import time
 
 from mmc.bench import _cpm3c as cpm3c
 from mmc.bench import _evo as evo
+from mmc.bench import _kernels as kernels
 from mmc.bench import _multivariate as multivariate
 from mmc.bench import _odmc as odmc
 from mmc.bench import _registry as registry
@@ -22,7 +23,7 @@ from mmc.bench._report import (
 )
 from mmc.bench._scaling import estimator_scaling, sparse_scaling
 
-SUITES = ("all", "accuracy", "scaling", "odmc", "evo")
+SUITES = ("all", "accuracy", "scaling", "kernels", "odmc", "evo")
 
 
 def _parser():
@@ -32,8 +33,9 @@ def _parser():
             "Benchmark the mmc estimators against the baselines KMeans and "
             "SpectralClustering: clustering error, NMI, Rand index and fit time "
             "on the digits, breast_cancer, wine, iris, two moons and circles "
-            "(accuracy), and fit time against the number of samples on dense and "
-            "sparse synthetic data (scaling)."
+            "(accuracy), fit time against the number of samples on dense and "
+            "sparse synthetic data (scaling) and with the rbf kernel map "
+            "(kernels)."
         ),
     )
     parser.add_argument(
@@ -86,6 +88,8 @@ def _check_writable(directory):
 
 
 def _print_summary(results):
+    if "kernels" in results:
+        print("\n".join(kernels.summary_lines(results["kernels"])))
     if "odmc" in results:
         print("\n".join(odmc.summary_lines(results["odmc"])))
     if "evo" in results:
@@ -228,6 +232,11 @@ def main(argv=None):
         results["cpm3c_scaling"] = cpm3c.cluster_scaling(
             quick=args.quick, repeat=repeat, random_state=args.seed
         )
+    if args.suite in ("all", "kernels"):
+        results["kernels"] = kernels.kernel_scaling(
+            entries, quick=args.quick, repeat=repeat, random_state=args.seed,
+            progress=_progress("rbf kernel at scale"),
+        )  # fmt: skip
     if args.suite in ("all", "odmc") and "ODMC" in entries:
         results["odmc"] = odmc.run(
             quick=args.quick, repeat=repeat, random_state=args.seed,
@@ -262,6 +271,9 @@ def main(argv=None):
                 )
                 written.append(figures[kind])
         write_markdown(results, os.path.join(staging, "report.md"), figures)
+        if "kernels" in results:
+            with open(os.path.join(staging, "report.md"), "a") as report:
+                report.write("\n" + kernels.markdown(results["kernels"]))
         if "odmc" in results:
             with open(os.path.join(staging, "report.md"), "a") as report:
                 report.write("\n" + odmc.markdown(results["odmc"]))
