@@ -6,8 +6,7 @@ import warnings
 from sklearn.cluster import KMeans
 from sklearn.datasets import make_blobs
 
-from mmc.bench._timing import loglog_slope, peak_fit_memory, time_fit
-from mmc.metrics import clustering_error
+from mmc.bench._timing import peak_fit_memory, time_fit, time_growing_sizes
 
 FULL_SIZES = (10_000, 30_000, 100_000)
 QUICK_SIZES = (1_000, 2_000)
@@ -74,33 +73,14 @@ def kernel_scaling(entries, quick=False, repeat=1, random_state=0, progress=None
         def make(entry=entry):
             return entry.make(2, random_state, kernel="rbf", n_components=n_components)
 
-        record = {"sizes": [], "times": [], "errors": [], "stopped": "largest size"}
+        record = time_growing_sizes(make, data.__getitem__, sizes, repeat, budget)
+        X, _ = make_blobs(
+            memory_size, n_features=N_FEATURES, centers=2, random_state=random_state
+        )
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            for n_samples, next_size in zip(sizes, sizes[1:] + (None,)):
-                X, y = data[n_samples]
-                seconds, fitted = time_fit(
-                    make, X, repeat, warm_up=n_samples == sizes[0]
-                )
-                record["sizes"].append(n_samples)
-                record["times"].append(seconds)
-                record["errors"].append(100 * clustering_error(y, fitted.labels_))
-                if next_size is not None and seconds * next_size / n_samples > budget:
-                    record["stopped"] = f"time budget ({budget:g} s)"
-                    break
-            X, _ = make_blobs(
-                memory_size, n_features=N_FEATURES, centers=2,
-                random_state=random_state,
-            )  # fmt: skip
-            features_bytes = 8 * memory_size * n_components
-            record["peak_memory_over_features"] = (
-                peak_fit_memory(make, X) / features_bytes
-            )
-        record["slope"] = (
-            loglog_slope(record["sizes"], record["times"])
-            if len(record["sizes"]) >= 2
-            else None
-        )
+            peak = peak_fit_memory(make, X)
+        record["peak_memory_over_features"] = peak / (8 * memory_size * n_components)
         result[name] = record
     return {
         "estimators": result,
@@ -140,7 +120,8 @@ def markdown(result):
         f"`make_blobs` with two centres and {result['n_features']} features; each "
         f'estimator with its defaults apart from `kernel="rbf"` and '
         f"`n_components={result['n_components']}` (a Nystroem map of that "
-        f"rank). Fit times in seconds (median of {result['repeat']}), with "
+        f"rank). Fit times in seconds (median of {result['repeat']}; one fit "
+        "after a size that took over a second), with "
         "the clustering error (%); a size is skipped when the linear "
         f"extrapolation of the previous time exceeds {result['time_budget']:g} s. "
         f"Peak memory of a fit at n={result['memory_size']} (tracemalloc) is "

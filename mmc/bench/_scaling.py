@@ -1,13 +1,16 @@
 """Fit time against the number of samples: CPMMC in detail (time and memory
 on sparse data), and every estimator on dense and sparse data."""
 
-import warnings
-
 from sklearn.cluster import KMeans
 from sklearn.datasets import make_blobs
 
 from mmc import CPMMC
-from mmc.bench._timing import loglog_slope, peak_fit_memory, time_fit
+from mmc.bench._timing import (
+    loglog_slope,
+    peak_fit_memory,
+    time_fit,
+    time_growing_sizes,
+)
 from mmc.datasets import make_sparse_clusters
 from mmc.metrics import clustering_error
 
@@ -132,32 +135,12 @@ def estimator_scaling(entries, quick=False, repeat=1, random_state=0, progress=N
     result = {"dense": {}, "sparse": {}, "repeat": repeat, "time_budget": budget}
     for kind, name in runs:
         entry = entries[name]
-        record = {"sizes": [], "times": [], "errors": [], "stopped": "largest size"}
-        for n_samples, next_size in zip(sizes, sizes[1:] + (None,)):
-            X, y = _scaling_data(kind, n_samples, quick, random_state)
-            try:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    seconds, fitted = time_fit(
-                        lambda: entry.make(2, random_state),
-                        X,
-                        # Fits of seconds vary little: one is enough there.
-                        repeat if not record["times"] or record["times"][-1] < 1 else 1,
-                        warm_up=n_samples == sizes[0],
-                    )
-            except (ValueError, MemoryError) as exc:
-                record["stopped"] = f"n={n_samples}: {type(exc).__name__}: {exc}"
-                break
-            record["sizes"].append(n_samples)
-            record["times"].append(seconds)
-            record["errors"].append(100 * clustering_error(y, fitted.labels_))
-            if next_size is not None and seconds * next_size / n_samples > budget:
-                record["stopped"] = f"time budget ({budget:g} s)"
-                break
-        record["slope"] = (
-            loglog_slope(record["sizes"], record["times"])
-            if len(record["sizes"]) >= 2
-            else None
+        record = time_growing_sizes(
+            lambda entry=entry: entry.make(2, random_state),
+            lambda n, kind=kind: _scaling_data(kind, n, quick, random_state),
+            sizes,
+            repeat,
+            budget,
         )
         result[kind][name] = record
     return result

@@ -2,8 +2,11 @@
 
 import time
 import tracemalloc
+import warnings
 
 import numpy as np
+
+from mmc.metrics import clustering_error
 
 
 def time_fit(make_estimator, X, repeat, warm_up=False):
@@ -45,3 +48,48 @@ def peak_fit_memory(make_estimator, X):
 def loglog_slope(sizes, times):
     """Least-squares slope of log(time) against log(size)."""
     return float(np.polyfit(np.log(sizes), np.log(times), 1)[0])
+
+
+def time_growing_sizes(make_estimator, load, sizes, repeat, budget):
+    """Fit time and error of ``make_estimator()`` on data of growing size.
+
+    ``load(n)`` returns ``(X, y)``. The next size is timed only if the time
+    of the last one, extrapolated linearly, stays within ``budget`` seconds,
+    and the sizes stop when the estimator refuses one (a ``ValueError`` or
+    ``MemoryError``, such as a memory limit). Fits of over a second are
+    timed once (they vary little); the first size gets a warm-up run.
+
+    Returns
+    -------
+    record : dict
+        ``"sizes"``, ``"times"``, ``"errors"`` (%), ``"slope"`` (log-log
+        slope of time against n, None with fewer than two sizes) and
+        ``"stopped"`` (why the sizes stopped).
+    """
+    record = {"sizes": [], "times": [], "errors": [], "stopped": "largest size"}
+    for n_samples, next_size in zip(sizes, tuple(sizes[1:]) + (None,)):
+        X, y = load(n_samples)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                seconds, fitted = time_fit(
+                    make_estimator,
+                    X,
+                    repeat if not record["times"] or record["times"][-1] < 1 else 1,
+                    warm_up=n_samples == sizes[0],
+                )
+        except (ValueError, MemoryError) as exc:
+            record["stopped"] = f"n={n_samples}: {type(exc).__name__}: {exc}"
+            break
+        record["sizes"].append(n_samples)
+        record["times"].append(seconds)
+        record["errors"].append(100 * clustering_error(y, fitted.labels_))
+        if next_size is not None and seconds * next_size / n_samples > budget:
+            record["stopped"] = f"time budget ({budget:g} s)"
+            break
+    record["slope"] = (
+        loglog_slope(record["sizes"], record["times"])
+        if len(record["sizes"]) >= 2
+        else None
+    )
+    return record
