@@ -226,17 +226,26 @@ class _FeatureMapMixin:
                     f"{n_train}); got shape {shape}."
                 )
         X = self._validate_X(X, reset=reset)
+        if reset:
+            return self._fit_feature_map(X)
         if self.kernel == "linear":
             return X
-        if reset:
-            self.kernel_map_ = KernelFeatureMap(
-                self.kernel,
-                gamma=self.gamma,
-                degree=self.degree,
-                coef0=self.coef0,
-                n_components=self.n_components,
-                random_state=self.random_state,
-            ).fit(X)
+        return self.kernel_map_.transform(X)
+
+    def _fit_feature_map(self, X):
+        """Fit the map on the validated training samples X (drawing its
+        landmarks with ``random_state``) and return their features; X itself
+        with the linear kernel."""
+        if self.kernel == "linear":
+            return X
+        self.kernel_map_ = KernelFeatureMap(
+            self.kernel,
+            gamma=self.gamma,
+            degree=self.degree,
+            coef0=self.coef0,
+            n_components=self.n_components,
+            random_state=self.random_state,
+        ).fit(X)
         return self.kernel_map_.transform(X)
 
 

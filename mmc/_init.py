@@ -105,7 +105,7 @@ def principal_direction(X, x_mean, random_state):
     -------
     direction : ndarray of shape (n_features,), unit norm
     """
-    return principal_directions(X, x_mean, 1, random_state)[:, 0]
+    return principal_directions(X, x_mean, 1, random_state)[0]
 
 
 def principal_directions(X, x_mean, n_directions, random_state):
@@ -116,9 +116,9 @@ def principal_directions(X, x_mean, n_directions, random_state):
 
     Returns
     -------
-    directions : ndarray of shape (n_features, n_directions)
-        Unit columns, in decreasing order of the variance along them (fewer
-        columns when X has fewer features).
+    directions : ndarray of shape (n_directions, n_features)
+        Unit rows, in decreasing order of the variance along them (fewer
+        rows when X has fewer features).
     """
     n_features = X.shape[1]
     dtype = X.dtype
@@ -143,11 +143,14 @@ def principal_directions(X, x_mean, n_directions, random_state):
         Q = centred_t_times(centred_times(Q))
         _orthonormalise_columns(Q)
     _, _, vt = np.linalg.svd(centred_times(Q), full_matrices=False)
-    directions = np.empty((n_features, min(n_directions, vt.shape[0])))
-    for j in range(directions.shape[1]):
-        direction = (Q @ vt[j]).astype(np.float64)
+    directions = np.empty((min(n_directions, vt.shape[0]), n_features))
+    # One product per direction rather than Q @ vt.T: the same rounding as a
+    # single direction, so that the starts of every estimator stay the same.
+    for j, direction in enumerate(directions):
+        direction[:] = Q @ vt[j]
         norm = np.linalg.norm(direction)
-        directions[:, j] = direction / norm if norm > 0 else direction
+        if norm > 0:
+            direction /= norm
     return directions
 
 

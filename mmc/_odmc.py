@@ -863,7 +863,10 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
         self : ODMC
             The fitted estimator.
         """
-        features = self._validate_features(X, reset=True)
+        # The refinement with a kernel maps the samples again (under sharper
+        # kernels), so they are validated and mapped in two steps.
+        X = self._validate_X(X, reset=True)
+        features = self._fit_feature_map(X)
         n_samples = features.shape[0]
         random_state = check_random_state(self.random_state)
         lam = self._resolve_lam()
@@ -961,7 +964,9 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
     def _refine(self, X, ws, result, lam, bound, random_state):
         """With a kernel: the best labelling of the unrelaxed problem found by
         descent from several starts (see "With a kernel" in the class
-        docstring).
+        docstring). X holds the validated training samples (their kernel
+        matrix if ``kernel="precomputed"``), ``ws`` the relaxed run on their
+        features.
 
         Returns the working set holding that labelling alone and its result.
         """
@@ -970,8 +975,11 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
         n_starts = 1 + _N_SPECTRAL_SPLITS + len(_SHARPENING_POWERS)
         # Every stage draws from a generator of its own, so that rounding
         # differences in one (sparse against dense input) cannot change the
-        # random draws of the others.
-        n_seeds = 3 + n_starts + 2 * len(_SHARP_METHODS) * len(_SHARPENING_POWERS)
+        # random draws of the others: the subsample, the principal
+        # directions, each sharpened run and its refinement, the refinement
+        # of each start and the last one on all samples.
+        n_sharp_runs = len(_SHARP_METHODS) * len(_SHARPENING_POWERS)
+        n_seeds = 3 + 2 * n_sharp_runs + n_starts
         seeds = iter(random_state.randint(_MAX_INT, size=n_seeds))
         n_iter = result["n_iter"]
 
@@ -1004,10 +1012,9 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
             search, search_mean, _N_SPECTRAL_SPLITS, np.random.RandomState(next(seeds))
         )
         starts += [
-            median_split(decision_values(search, np.ascontiguousarray(d), 0.0))
-            for d in directions.T
+            median_split(decision_values(search, direction, 0.0))
+            for direction in directions
         ]
-        X = self._validate_X(X, reset=False)
         for power in _SHARPENING_POWERS:
             # Under the sharper kernel the clusters that follow the shape of
             # the data have a wider basin. The runs there are less regularised

@@ -149,12 +149,12 @@ def test_principal_directions_match_the_svd(sparse, dtype):
     Xin = sp.csr_matrix(X) if sparse else X
     directions = principal_directions(Xin, x_mean, 3, np.random.RandomState(0))
     _, _, vt = np.linalg.svd(X.astype(np.float64) - x_mean, full_matrices=False)
-    assert directions.shape == (8, 3)
+    assert directions.shape == (3, 8)
     for j in range(3):
-        assert abs(directions[:, j] @ vt[j]) == pytest.approx(1.0, abs=1e-4)
+        assert abs(directions[j] @ vt[j]) == pytest.approx(1.0, abs=1e-4)
     # One direction is the principal direction the estimators start from.
     np.testing.assert_array_equal(
-        principal_directions(Xin, x_mean, 1, np.random.RandomState(5))[:, 0],
+        principal_directions(Xin, x_mean, 1, np.random.RandomState(5))[0],
         principal_direction(Xin, x_mean, np.random.RandomState(5)),
     )
 
