@@ -26,7 +26,7 @@ from sklearn.cluster import KMeans
 from sklearn.datasets import load_digits, make_blobs, make_circles, make_moons
 
 from mmc import ODMC
-from mmc._init import principal_component
+from mmc._starts import principal_component
 from mmc.kernels import KernelFeatureMap
 from mmc.metrics import clustering_error
 

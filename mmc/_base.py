@@ -1,24 +1,29 @@
-"""Plumbing shared by the estimators: input validation, restarts, linear models.
+"""Plumbing shared by the estimators: validation, restarts, warnings, threads.
 
 Validation happens here and only here: the estimators call
 :meth:`_BaseMMC._validate_X`, and the Cython kernels downstream assume
-C-contiguous float32/float64 arrays or CSR matrices with int32 indices.
+C-contiguous float32/float64 arrays or CSR matrices with int32 indices. A
+fit chooses between the dense and the CSR twin of a kernel once, with
+:func:`row_kernel`.
 """
 
-from numbers import Integral, Real
+import functools
+import inspect
+import warnings
+from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
 from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.parallel import _get_threadpool_controller
+from sklearn.utils.validation import validate_data
 
 from mmc._core._common import column_sums_dense, column_sums_sparse
 from mmc._core._linear import decision_values_dense, decision_values_sparse
-from mmc.kernels import FEATURE_MAP_KERNELS, KernelFeatureMap
 
-# Initialisations known to every estimator (see mmc/_init.py).
+# Initialisations known to every two-cluster estimator (see mmc/_starts.py).
 INIT_METHODS = ("pca", "kmeans", "random")
 
 
@@ -65,12 +70,16 @@ class _BaseMMC(ClusterMixin, BaseEstimator):
             X = _with_int32_indices(X)
         return X
 
-    def _check_init_labels(self, n_samples, n_clusters=2):
-        """Validate an array-like ``init`` holding initial cluster labels.
+    def _initial_labels(self, n_samples, n_clusters=2):
+        """The labels given as ``init``, or None when ``init`` names a method.
 
-        Returns the labels as integers 0 .. n_clusters - 1 (in the order of
-        the sorted distinct values).
+        An array-like ``init`` holds the initial cluster of each sample; it
+        is returned as integers 0 .. n_clusters - 1 (in the order of the
+        sorted distinct values). The fit then makes a single run from it,
+        which a ``RuntimeWarning`` points out when ``n_init`` asks for more.
         """
+        if isinstance(self.init, str):
+            return None
         labels = np.asarray(self.init)
         if labels.shape != (n_samples,):
             raise ValueError(
@@ -82,6 +91,12 @@ class _BaseMMC(ClusterMixin, BaseEstimator):
             raise ValueError(
                 f"init given as an array must hold exactly {n_clusters} distinct "
                 f"labels (one per cluster); got {values.size}."
+            )
+        if self.n_init != 1:
+            warn(
+                f"init is an array of initial labels: fitting one run from them "
+                f"instead of n_init={self.n_init}.",
+                RuntimeWarning,
             )
         return codes
 
@@ -151,140 +166,68 @@ def best_of_restarts(run, starts, n_jobs, key=lambda result: result.objective):
     return results[best], results
 
 
-_FEATURE_MAP_PARAMETERS = """\
-kernel : {"linear", "rbf", "poly", "sigmoid", "cosine", "precomputed"} \
-            or callable, default="linear"
-        Kernel of the feature space in which the hyperplane is sought. With
-        ``"linear"`` the samples are used as they are; any other kernel maps
-        them with :class:`mmc.kernels.KernelFeatureMap` (exact when there are
-        at most ``n_components`` samples, Nystroem otherwise), at fit and at
-        predict time. ``"precomputed"``: ``fit`` takes the n x n kernel matrix
-        and ``predict`` the m x n kernel between new and training samples.
+def grow_rows(array, capacity):
+    """Grow the first axis of ``array`` to ``capacity`` rows, in place.
 
-    gamma : "scale" or float, default="scale"
-        Coefficient of the rbf, poly and sigmoid kernels; ``"scale"`` is
-        ``1 / (n_features * X.var())``, as in :class:`sklearn.svm.SVC`.
-
-    degree : int, default=3
-        Degree of the poly kernel.
-
-    coef0 : float, default=0.0
-        Constant term of the poly and sigmoid kernels.
-
-    n_components : int, default=500
-        Rank of the kernel feature map (number of landmarks); memory and time
-        grow as n_samples * n_components. Ignored by the linear kernel."""
+    Growing in place lets the allocator extend the block rather than hold an
+    old and a new copy at once, which matters for the (capacity, n_features)
+    statistics of sparse data. No view of the array may outlive the call.
+    """
+    array.resize((capacity,) + array.shape[1:], refcheck=False)
+    return array
 
 
-class _FeatureMapMixin:
-    """``kernel=``: the linear model is learnt on a feature map of X.
+def grow_columns(array, capacity):
+    """Copy of a (n_samples, k) array with ``capacity`` columns (zeros added)."""
+    grown = np.zeros((array.shape[0], capacity), dtype=array.dtype)
+    grown[:, : array.shape[1]] = array
+    return grown
 
-    Estimators that learn a hyperplane ``w.x + b`` (or k of them) get
-    non-linear kernels this way: with ``kernel != "linear"`` the samples are
-    replaced by their coordinates under the :class:`mmc.kernels.KernelFeatureMap`
-    fitted in ``fit`` (stored as ``kernel_map_``), at fit and at predict time
-    alike, and ``coef_`` holds weights on those coordinates. With the linear
-    kernel there is no map at all. The parameters are documented once, here,
-    and put in place of ``{feature_map_parameters}`` in the docstring of each
-    subclass.
+
+def row_kernel(X, dense, sparse):
+    """The twin of a row kernel that fits X, bound to X's arrays.
+
+    ``row_kernel(X, f_dense, f_sparse)(*args, **kwargs)`` calls
+    ``f_sparse(X.data, X.indices, X.indptr, *args, **kwargs)`` for a CSR X
+    and ``f_dense(X, *args, **kwargs)`` otherwise: the choice is made once,
+    where the kernel is bound (once per fit), not at every call.
+    """
+    if sp.issparse(X):
+        return functools.partial(sparse, X.data, X.indices, X.indptr)
+    return functools.partial(dense, X)
+
+
+def single_blas_thread(fit):
+    """Run ``fit`` with BLAS limited to one thread.
+
+    The dense algebra of the drivers is on matrices of a few dozen rows
+    (working sets, populations), where BLAS threads only add
+    synchronisation and oversubscribe the CPUs when restarts run on threads;
+    and threaded BLAS rounds differently with the number of threads, which
+    would make the results depend on the machine. scikit-learn limits KMeans
+    the same way.
     """
 
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        if cls.__doc__ is not None:
-            cls.__doc__ = cls.__doc__.replace(
-                "{feature_map_parameters}", _FEATURE_MAP_PARAMETERS
-            )
+    @functools.wraps(fit)
+    def wrapper(*args, **kwargs):
+        with _get_threadpool_controller().limit(limits=1, user_api="blas"):
+            return fit(*args, **kwargs)
 
-    _feature_map_constraints: dict = {
-        "kernel": [StrOptions(set(FEATURE_MAP_KERNELS)), callable],
-        "gamma": [StrOptions({"scale"}), Interval(Real, 0, None, closed="neither")],
-        "degree": [Interval(Integral, 0, None, closed="left")],
-        "coef0": [Real],
-        "n_components": [Interval(Integral, 1, None, closed="left")],
-    }
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = self.kernel == "precomputed"
-        return tags
-
-    def _validate_features(self, X, *, reset):
-        """Validate X (see ``_validate_X``) and map it to the kernel's features.
-
-        ``reset=True`` (at fit) also fits the map, drawing its landmarks with
-        ``random_state``.
-        """
-        precomputed = self.kernel == "precomputed"
-        if precomputed and not reset:
-            n_train = self.kernel_map_.n_samples_fit_
-            shape = getattr(X, "shape", None)
-            if shape is not None and len(shape) == 2 and shape[1] != n_train:
-                raise ValueError(
-                    f"kernel='precomputed' needs the kernel between the samples and "
-                    f"the {n_train} training samples, of shape (n_samples, "
-                    f"{n_train}); got shape {shape}."
-                )
-        X = self._validate_X(X, reset=reset)
-        if reset:
-            return self._fit_feature_map(X)
-        if self.kernel == "linear":
-            return X
-        return self.kernel_map_.transform(X)
-
-    def _fit_feature_map(self, X):
-        """Fit the map on the validated training samples X (drawing its
-        landmarks with ``random_state``) and return their features; X itself
-        with the linear kernel."""
-        if self.kernel == "linear":
-            return X
-        self.kernel_map_ = KernelFeatureMap(
-            self.kernel,
-            gamma=self.gamma,
-            degree=self.degree,
-            coef0=self.coef0,
-            n_components=self.n_components,
-            random_state=self.random_state,
-        ).fit(X)
-        return self.kernel_map_.transform(X)
+    return wrapper
 
 
-class _LinearDecisionMixin(_FeatureMapMixin):
-    """``decision_function`` and ``predict`` of a fitted binary hyperplane.
+def warn(message, category):
+    """``warnings.warn`` attributed to the caller outside mmc and scikit-learn.
 
-    Expects ``coef_`` of shape (n_features,) and a float ``intercept_``;
-    cluster 1 is the side where the decision value is positive.
+    The warning points at the user's line (the call to ``fit``, or to a
+    scikit-learn meta-estimator), however deep in mmc it is raised.
     """
-
-    def decision_function(self, X):
-        """Signed distance (up to ``|coef_|``) of samples to the hyperplane.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        decision : ndarray of shape (n_samples,)
-            ``X @ coef_ + intercept_``; positive values belong to cluster 1.
-        """
-        check_is_fitted(self)
-        X = self._validate_features(X, reset=False)
-        return decision_values(X, self.coef_, self.intercept_)
-
-    def predict(self, X):
-        """Assign samples to the side of the hyperplane they fall on.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        labels : ndarray of shape (n_samples,)
-            0 or 1 for each sample; ``predict`` on the training data equals
-            ``labels_``.
-        """
-        return (self.decision_function(X) > 0).astype(np.intp)
+    frame = inspect.currentframe()
+    stacklevel = 1
+    while frame is not None and frame.f_globals.get("__name__", "").split(".")[
+        0
+    ] in ("mmc", "sklearn"):
+        frame = frame.f_back
+        stacklevel += 1
+    del frame
+    warnings.warn(message, category, stacklevel=stacklevel)

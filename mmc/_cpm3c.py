@@ -1,15 +1,15 @@
 """Multiclass cutting-plane maximum margin clustering (CPM3C)."""
 
-import warnings
 from numbers import Integral
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from mmc._base import grow_columns, grow_rows, row_kernel, warn
+from mmc._core._common import mean_hinge_loss
 from mmc._core._cpm3c import (
     apply_changes_dense,
     apply_changes_sparse,
@@ -19,32 +19,28 @@ from mmc._core._cpm3c import (
     class_sums_sparse,
     most_violated_dense,
     most_violated_sparse,
-    multiclass_margin_loss,
 )
-from mmc._cutting_plane import _CuttingPlaneEstimator, grow_columns, grow_rows
-from mmc._init import (
+from mmc._cutting_plane import _CuttingPlaneEstimator
+from mmc._docstrings import fill_doc
+from mmc._feature_map import FEATURE_MAP_PARAMETERS
+from mmc._labelling import warn_if_one_cluster
+from mmc._qp import CPM3CDual
+from mmc._starts import (
     MULTICLASS_INIT_METHODS,
     cluster_means,
     initial_centres,
     multiclass_start_methods,
 )
-from mmc._qp import CPM3CDual
 
 
-def _class_scores(X, W_T, intercepts, assignment):
-    """Assign X with the kernels; returns (assignment, runner, gap)."""
-    n_samples = X.shape[0]
+def _class_scores(assign, n_samples, W_T, intercepts, assignment):
+    """Best class of each sample by the bound kernel ``assign`` (the twin of
+    :func:`assign_dense` for X); returns (assignment, runner, gap)."""
     runner = np.empty(n_samples, dtype=np.uint8)
     gap = np.empty(n_samples)
     changed = np.empty(n_samples, dtype=np.int32)
     previous = np.empty(n_samples, dtype=np.uint8)
-    if sp.issparse(X):
-        assign_sparse(
-            X.data, X.indices, X.indptr, W_T, intercepts, assignment, runner, gap,
-            changed, previous,
-        )  # fmt: skip
-    else:
-        assign_dense(X, W_T, intercepts, assignment, runner, gap, changed, previous)
+    assign(W_T, intercepts, assignment, runner, gap, changed, previous)
     return assignment, runner, gap
 
 
@@ -72,7 +68,10 @@ class _MulticlassConstraints:
         n_samples, n_features = X.shape
         self.X = X
         self.x_mean = x_mean
-        self.sparse = sp.issparse(X)
+        self._assign = row_kernel(X, assign_dense, assign_sparse)
+        self._most_violated = row_kernel(X, most_violated_dense, most_violated_sparse)
+        self._apply_changes = row_kernel(X, apply_changes_dense, apply_changes_sparse)
+        self._class_sums = row_kernel(X, class_sums_dense, class_sums_sparse)
         self.n_clusters = n_clusters
         self.dual = CPM3CDual(C, class_balance, n_clusters)
         self.size = 0
@@ -119,27 +118,21 @@ class _MulticlassConstraints:
         # -|x - c|^2 = 2 x.c - |c|^2 - |x|^2, and |x|^2 does not change the
         # order of the classes.
         _, self.runner, _ = _class_scores(
-            self.X, np.ascontiguousarray(2.0 * centres.T),
-            -np.einsum("ij,ij->i", centres, centres), self.assignment,
-        )  # fmt: skip
+            self._assign,
+            self.X.shape[0],
+            np.ascontiguousarray(2.0 * centres.T),
+            -np.einsum("ij,ij->i", centres, centres),
+            self.assignment,
+        )
         self.gap[:] = 0.0
         self._update_balance()
 
     def _update_balance(self):
         """Balance vectors D_p at the current assignments (one pass over X)."""
-        X = self.X
-        if self.sparse:
-            class_sums_sparse(
-                X.data, X.indices, X.indptr, self.assignment, self.runner,
-                self._sums, self._runner_sums,
-            )  # fmt: skip
-        else:
-            class_sums_dense(
-                X, self.assignment, self.runner, self._sums, self._runner_sums
-            )
+        self._class_sums(self.assignment, self.runner, self._sums, self._runner_sums)
         D = self.D
         np.add(self._sums[None, :, :], self._runner_sums, out=D)
-        D /= -X.shape[0]
+        D /= -self.X.shape[0]
         D[np.arange(self.n_clusters), np.arange(self.n_clusters)] = self.x_mean
         self._previous_runner = self.runner.copy()
 
@@ -148,17 +141,9 @@ class _MulticlassConstraints:
         if self.size == self.constraints.shape[1]:
             self._grow()
         k = self.size
-        if self.sparse:
-            X = self.X
-            violation, size = most_violated_sparse(
-                X.data, X.indices, X.indptr, self.assignment, self.runner,
-                self.gap, self.constraints, k, self.B[k],
-            )  # fmt: skip
-        else:
-            violation, size = most_violated_dense(
-                self.X, self.assignment, self.runner, self.gap, self.constraints,
-                k, self.B[k],
-            )  # fmt: skip
+        violation, size = self._most_violated(
+            self.assignment, self.runner, self.gap, self.constraints, k, self.B[k]
+        )
         self.offsets_[k] = size
         return violation
 
@@ -204,12 +189,12 @@ class _MulticlassConstraints:
             self.update()
             return True
         assignment = self.assignment.copy()
-        _, _, gap = _class_scores(self.X, self._W_T, self._no_intercepts, assignment)
+        _, _, gap = _class_scores(
+            self._assign, self.X.shape[0], self._W_T, self._no_intercepts, assignment
+        )
         if np.array_equal(assignment, self.assignment):
             return False
-        objective = 0.5 * self.squared_norm() + self.dual.C * multiclass_margin_loss(
-            gap
-        )
+        objective = 0.5 * self.squared_norm() + self.dual.C * mean_hinge_loss(gap)
         if objective >= self._released_objective * (1.0 - self.tol):
             return False
         self._released_objective = objective
@@ -220,29 +205,30 @@ class _MulticlassConstraints:
 
     def update(self):
         """Assignments at the new W; update the statistics of the constraints."""
-        X = self.X
-        if self.sparse:
-            n_changed = assign_sparse(
-                X.data, X.indices, X.indptr, self._W_T, self._no_intercepts,
-                self.assignment, self.runner, self.gap, self._changed,
-                self._previous, self.pinned,
-            )  # fmt: skip
-        else:
-            n_changed = assign_dense(
-                X, self._W_T, self._no_intercepts, self.assignment, self.runner,
-                self.gap, self._changed, self._previous, self.pinned,
-            )  # fmt: skip
+        n_changed = self._assign(
+            self._W_T,
+            self._no_intercepts,
+            self.assignment,
+            self.runner,
+            self.gap,
+            self._changed,
+            self._previous,
+            pinned=self.pinned,
+        )
         n_updates = 0
         if n_changed:
-            args = (
-                self._changed, self._previous, n_changed, self.assignment,
-                self.constraints, self.size, self.B, self.offsets_, self.gram,
-                self._shift,
-            )  # fmt: skip
-            if self.sparse:
-                n_updates = apply_changes_sparse(X.data, X.indices, X.indptr, *args)
-            else:
-                n_updates = apply_changes_dense(X, *args)
+            n_updates = self._apply_changes(
+                self._changed,
+                self._previous,
+                n_changed,
+                self.assignment,
+                self.constraints,
+                self.size,
+                B=self.B,
+                offsets=self.offsets_,
+                gram=self.gram,
+                shift=self._shift,
+            )
         # The balance vectors follow the runners-up as well as the classes.
         if n_changed or not np.array_equal(self.runner, self._previous_runner):
             self._update_balance()
@@ -260,7 +246,7 @@ class _MulticlassConstraints:
 
     def loss(self):
         """Mean multiclass hinge loss at the iterate."""
-        return multiclass_margin_loss(self.gap)
+        return mean_hinge_loss(self.gap)
 
     def n_empty_clusters(self):
         counts = np.bincount(self.assignment, minlength=self.n_clusters)
@@ -270,6 +256,7 @@ class _MulticlassConstraints:
         return self.W, None
 
 
+@fill_doc(feature_map_parameters=FEATURE_MAP_PARAMETERS)
 class CPM3C(_CuttingPlaneEstimator):
     """Multiclass maximum margin clustering by the cutting-plane method.
 
@@ -479,8 +466,8 @@ class CPM3C(_CuttingPlaneEstimator):
                 f"n_samples={X.shape[0]} should be >= n_clusters={self.n_clusters}."
             )
 
-    def _check_init_labels(self, n_samples):
-        return super()._check_init_labels(n_samples, self.n_clusters)
+    def _n_clusters(self):
+        return self.n_clusters
 
     def _start_methods(self):
         return multiclass_start_methods(self.init, self.n_init)
@@ -489,9 +476,8 @@ class CPM3C(_CuttingPlaneEstimator):
         if method == "array":
             return cluster_means(X, arg, self.n_clusters)
         return initial_centres(
-            X, x_mean, method, np.random.RandomState(arg), self.n_clusters,
-            principal,
-        )  # fmt: skip
+            X, x_mean, method, np.random.RandomState(arg), self.n_clusters, principal
+        )
 
     def _make_working_set(self, X, x_mean, capacity, C, class_balance, repin=False):
         return _MulticlassConstraints(
@@ -544,20 +530,13 @@ class CPM3C(_CuttingPlaneEstimator):
         self.labels_ = self._assign(X)
         n_found = first.size
         if n_found == 1:
-            warnings.warn(
-                "CPM3C put every sample in one cluster: the data has no "
-                "direction along which it splits (for example, all samples are "
-                "identical).",
-                ConvergenceWarning,
-                stacklevel=5,
-            )
+            warn_if_one_cluster("CPM3C", self.labels_)
         elif n_found < self.n_clusters:
-            warnings.warn(
+            warn(
                 f"CPM3C found {n_found} non-empty clusters out of "
                 f"n_clusters={self.n_clusters} in every run; the data may not "
                 "have that many clusters, or class_balance may be too loose.",
                 ConvergenceWarning,
-                stacklevel=5,
             )
 
     def decision_function(self, X):
@@ -599,6 +578,10 @@ class CPM3C(_CuttingPlaneEstimator):
         """Best class of each sample of a validated X."""
         assignment = np.zeros(X.shape[0], dtype=np.uint8)
         _class_scores(
-            X, np.ascontiguousarray(self.coef_.T), self.intercept_, assignment,
-        )  # fmt: skip
+            row_kernel(X, assign_dense, assign_sparse),
+            X.shape[0],
+            np.ascontiguousarray(self.coef_.T),
+            self.intercept_,
+            assignment,
+        )
         return assignment.astype(np.intp)

@@ -1,20 +1,20 @@
 """Cutting-plane maximum margin clustering (CPMMC) for two clusters."""
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import _fit_context
 
-from mmc._base import decision_values
-from mmc._core._common import minimize_max_affine
+from mmc._base import decision_values, grow_columns, grow_rows, row_kernel
+from mmc._core._common import mean_hinge_loss, minimize_max_affine
 from mmc._core._cpmmc import (
     apply_flips_dense,
     apply_flips_sparse,
     flip_signs,
-    mean_margin_loss,
     most_violated_dense,
     most_violated_sparse,
 )
-from mmc._cutting_plane import _BinaryCuttingPlane, grow_columns, grow_rows
+from mmc._cutting_plane import _BinaryCuttingPlane
+from mmc._docstrings import fill_doc
+from mmc._feature_map import FEATURE_MAP_PARAMETERS
 from mmc._qp import CPMMCDual
 
 
@@ -46,7 +46,8 @@ class _SubsetConstraints:
         self.signs = None
         self._flipped = np.empty(n_samples, dtype=np.int32)
         self.mean_sq_norm = float(x_mean @ x_mean)
-        self.sparse = sp.issparse(X)
+        self._most_violated = row_kernel(X, most_violated_dense, most_violated_sparse)
+        self._apply_flips = row_kernel(X, apply_flips_dense, apply_flips_sparse)
         self.size = 0
         self.constraints = np.zeros((n_samples, capacity), dtype=np.uint8)
         self.Z = np.zeros((capacity, n_features))
@@ -83,7 +84,7 @@ class _SubsetConstraints:
 
     def loss(self):
         """Mean hinge loss ``(1/n) sum_i max(0, 1 - |f_i|)`` at the iterate."""
-        return mean_margin_loss(self.decision)
+        return mean_hinge_loss(self.decision, absolute=True)
 
     def squared_norm(self):
         return float(self.coef @ self.coef)
@@ -135,16 +136,9 @@ class _SubsetConstraints:
         if self.size == self.constraints.shape[1]:
             self._grow()
         k = self.size
-        z = self.Z[k]
-        if self.sparse:
-            X = self.X
-            violation, size, sign_sum = most_violated_sparse(
-                X.data, X.indices, X.indptr, decision, self.constraints, k, z
-            )
-        else:
-            violation, size, sign_sum = most_violated_dense(
-                self.X, decision, self.constraints, k, z
-            )
+        violation, size, sign_sum = self._most_violated(
+            decision, self.constraints, k, self.Z[k]
+        )
         self.sizes[k] = size
         self.sign_sums[k] = sign_sum
         return violation
@@ -166,18 +160,19 @@ class _SubsetConstraints:
         """
         if n_flipped == 0:
             return 0
-        k = self.size
-        if self.sparse:
-            X = self.X
-            return apply_flips_sparse(
-                X.data, X.indices, X.indptr, flipped, n_flipped, signs,
-                self.constraints, k, self.x_mean, self.Z, self.sign_sums,
-                self.ZZt, self.Z_mean, self._projections,
-            )  # fmt: skip
-        return apply_flips_dense(
-            self.X, flipped, n_flipped, signs, self.constraints, k, self.x_mean,
-            self.Z, self.sign_sums, self.ZZt, self.Z_mean, self._projections,
-        )  # fmt: skip
+        return self._apply_flips(
+            flipped,
+            n_flipped,
+            signs,
+            self.constraints,
+            self.size,
+            self.x_mean,
+            Z=self.Z,
+            sign_sums=self.sign_sums,
+            gram=self.ZZt,
+            Z_mean=self.Z_mean,
+            projections=self._projections,
+        )
 
     def gram(self):
         """Gram matrix of the centred constraint vectors ``z_k - s_k x_mean``."""
@@ -201,6 +196,7 @@ class _SubsetConstraints:
         return self.offsets - self.Z[: self.size] @ coef
 
 
+@fill_doc(feature_map_parameters=FEATURE_MAP_PARAMETERS)
 class CPMMC(_BinaryCuttingPlane):
     """Maximum margin clustering into two clusters by the cutting-plane method.
 

@@ -32,7 +32,6 @@ The subset working set of :mod:`mmc._cpmmc` and the multiclass one of
 :mod:`mmc._cpm3c` implement it.
 """
 
-import warnings
 from collections import namedtuple
 from numbers import Integral, Real
 
@@ -40,19 +39,19 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.parallel import _get_threadpool_controller
 
 from mmc._base import (
     _BaseMMC,
-    _FeatureMapMixin,
-    _LinearDecisionMixin,
     best_of_restarts,
     column_means,
     decision_values,
+    single_blas_thread,
+    warn,
 )
-from mmc._init import initial_signs, principal_component, start_methods
-
-_MAX_INT = np.iinfo(np.int32).max
+from mmc._feature_map import _FeatureMapMixin, _LinearDecisionMixin
+from mmc._labelling import orientation, warn_if_one_cluster
+from mmc._seeds import draw_seeds
+from mmc._starts import initial_signs, principal_component, start_methods
 
 RunResult = namedtuple(
     "RunResult",
@@ -68,24 +67,6 @@ RunResult = namedtuple(
     ],
     defaults=[0],
 )
-
-
-def grow_rows(array, capacity):
-    """Grow the first axis of ``array`` to ``capacity`` rows, in place.
-
-    Growing in place lets the allocator extend the block rather than hold an
-    old and a new copy at once, which matters for the (capacity, n_features)
-    statistics of sparse data. No view of the array may outlive the call.
-    """
-    array.resize((capacity,) + array.shape[1:], refcheck=False)
-    return array
-
-
-def grow_columns(array, capacity):
-    """Copy of a (n_samples, k) array with ``capacity`` columns (zeros added)."""
-    grown = np.zeros((array.shape[0], capacity), dtype=array.dtype)
-    grown[:, : array.shape[1]] = array
-    return grown
 
 
 def cutting_plane_run(
@@ -195,27 +176,24 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
     }
 
     def _fit(self, X):
-        """Validate X, run the restarts and set the fitted attributes."""
-        name = type(self).__name__
+        """Validate X, map it to the kernel's features and fit on them."""
         X = self._training_features(self._validate_features(X, reset=True))
         self._check_params_vs_input(X)
+        return self._fit_features(X)
+
+    @single_blas_thread
+    def _fit_features(self, X):
+        """Run the restarts on the features X and set the fitted attributes."""
+        name = type(self).__name__
         random_state = check_random_state(self.random_state)
         x_mean = column_means(X)
         principal, top_variance = principal_component(X, x_mean, random_state)
 
-        if isinstance(self.init, str):
+        labels = self._initial_labels(X.shape[0], self._n_clusters())
+        if labels is None:
             methods = self._start_methods()
-            seeds = random_state.randint(_MAX_INT, size=len(methods))
-            starts = list(zip(methods, seeds))
+            starts = list(zip(methods, draw_seeds(random_state, len(methods))))
         else:
-            labels = self._check_init_labels(X.shape[0])
-            if self.n_init != 1:
-                warnings.warn(
-                    f"Explicit initial labels given in init; performing only one "
-                    f"run instead of n_init={self.n_init}.",
-                    RuntimeWarning,
-                    stacklevel=4,
-                )
             starts = [("array", labels)]
 
         def run_once(start, **options):
@@ -245,22 +223,14 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         def run(start):
             return self._run_start(run_once, start)
 
-        # The dense algebra of a run is on matrices of a few dozen rows, where
-        # BLAS threads only add synchronisation (and oversubscribe the CPUs
-        # when restarts run on threads): one BLAS thread, as KMeans does.
-        with _get_threadpool_controller().limit(limits=1, user_api="blas"):
-            best, _ = best_of_restarts(
-                run,
-                starts,
-                self.n_jobs,
-                key=lambda r: (r.n_empty_clusters, r.objective),
-            )
+        best, _ = best_of_restarts(
+            run, starts, self.n_jobs, key=lambda r: (r.n_empty_clusters, r.objective)
+        )
         if not best.converged:
-            warnings.warn(
+            warn(
                 f"{name} did not converge within max_iter={self.max_iter} "
                 f"cutting-plane iterations; increase max_iter or epsilon.",
                 ConvergenceWarning,
-                stacklevel=4,
             )
         self.objective_ = float(top_variance * best.objective)
         self.n_iter_ = best.n_iter
@@ -281,6 +251,9 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
     def _check_params_vs_input(self, X):
         """Checks that involve the data; none by default."""
 
+    def _n_clusters(self):
+        return 2
+
     def _run_start(self, run_once, start):
         """The run of one restart: ``run_once(start, **options)``, where the
         options go to ``_make_working_set``; a subclass may run variants."""
@@ -299,19 +272,9 @@ class _BinaryCuttingPlane(_LinearDecisionMixin, _CuttingPlaneEstimator):
         return initial_signs(X, method, np.random.RandomState(arg), principal)
 
     def _set_solution(self, X, best):
-        name = type(self).__name__
         decision = decision_values(X, best.coef, best.intercept)
-        # The problem is symmetric in (w, b) -> (-w, -b); name the clusters so
-        # that the first sample is in cluster 0, whichever start won.
-        orientation = -1.0 if decision[0] > 0 else 1.0
-        self.coef_ = orientation * best.coef
-        self.intercept_ = orientation * float(best.intercept)
-        self.labels_ = (orientation * decision > 0).astype(np.intp)
-        if np.unique(self.labels_).size < 2:
-            warnings.warn(
-                f"{name} put every sample in one cluster: the data has no "
-                "direction along which it splits (for example, all samples are "
-                "identical).",
-                ConvergenceWarning,
-                stacklevel=5,
-            )
+        sign = orientation(decision[0])
+        self.coef_ = sign * best.coef
+        self.intercept_ = sign * float(best.intercept)
+        self.labels_ = (sign * decision > 0).astype(np.intp)
+        warn_if_one_cluster(type(self).__name__, self.labels_)

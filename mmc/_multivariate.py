@@ -7,19 +7,21 @@ from sklearn.base import _fit_context
 from sklearn.utils._openmp_helpers import _openmp_effective_n_threads
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from mmc._base import grow_rows, row_kernel
+from mmc._core._common import signed_row_sum_dense, signed_row_sum_sparse
 from mmc._core._multivariate import (
     LOSS_ERROR,
     LOSS_FBETA,
     LOSS_NMI,
     LOSS_RAND,
     most_violated_table,
-    signed_row_sum_dense,
-    signed_row_sum_sparse,
     table_losses,
     xlogx_table,
 )
 from mmc._cpmmc import _SubsetConstraints
-from mmc._cutting_plane import _BinaryCuttingPlane, grow_rows
+from mmc._cutting_plane import _BinaryCuttingPlane
+from mmc._docstrings import fill_doc
+from mmc._feature_map import FEATURE_MAP_PARAMETERS
 
 _LOSS_CODES = {
     "error": LOSS_ERROR,
@@ -59,12 +61,15 @@ class _RelabellingConstraints(_SubsetConstraints):
         self.xlogx = xlogx_table(X.shape[0])
         self.losses = np.zeros(capacity)
         self.n_positive = None
+        self._signed_row_sum = row_kernel(
+            X, signed_row_sum_dense, signed_row_sum_sparse
+        )
 
     def _grow(self):
         super()._grow()
         grow_rows(self.losses, self.constraints.shape[1])
 
-    def _most_violated(self, decision):
+    def _most_violated_relabelling(self, decision):
         """Most violated relabelling at ``decision``: (mask, signs, violation)."""
         signs = np.where(decision > 0, 1, -1).astype(np.int8)
         magnitude = np.abs(decision)
@@ -112,15 +117,11 @@ class _RelabellingConstraints(_SubsetConstraints):
         if self.size == self.constraints.shape[1]:
             self._grow()
         k = self.size
-        mask, signs, violation = self._most_violated(decision)
+        mask, signs, violation = self._most_violated_relabelling(decision)
         self.n_positive = int((signs > 0).sum())
         self.constraints[:, k] = mask
         relabelled = (signs * mask).astype(np.int8)
-        if self.sparse:
-            X = self.X
-            signed_row_sum_sparse(X.data, X.indices, X.indptr, relabelled, self.Z[k])
-        else:
-            signed_row_sum_dense(self.X, relabelled, self.Z[k])
+        self._signed_row_sum(relabelled, self.Z[k])
         self.sizes[k] = mask.mean()
         self.sign_sums[k] = relabelled.mean()
         self._update_losses(slice(k, k + 1))
@@ -141,9 +142,10 @@ class _RelabellingConstraints(_SubsetConstraints):
         return 0.5 * self.losses[: self.size]
 
     def loss(self):
-        return 0.5 * self._most_violated(self.decision)[2]
+        return 0.5 * self._most_violated_relabelling(self.decision)[2]
 
 
+@fill_doc(feature_map_parameters=FEATURE_MAP_PARAMETERS)
 class MultivariateMMC(_BinaryCuttingPlane):
     """Maximum margin clustering that optimises NMI, the Rand index or F-beta.
 
@@ -360,6 +362,12 @@ class MultivariateMMC(_BinaryCuttingPlane):
 
     def _make_working_set(self, X, x_mean, capacity, C, class_balance):
         return _RelabellingConstraints(
-            X, x_mean, capacity, C, class_balance, self.loss, self.beta,
-            _openmp_effective_n_threads(),
-        )  # fmt: skip
+            X,
+            x_mean,
+            capacity,
+            C,
+            class_balance,
+            loss=self.loss,
+            beta=self.beta,
+            n_threads=_openmp_effective_n_threads(),
+        )

@@ -16,16 +16,13 @@ from _data import two_blobs
 from sklearn.exceptions import ConvergenceWarning
 
 import mmc._evo
-import mmc._init
+import mmc._evo_basis
+import mmc._starts
 from mmc import EvoMMC, FastEvoMMC
 from mmc._core._evo import evolve, fitness, flip_labels, mutate
-from mmc._evo import (
-    ascend,
-    balance_bound,
-    balanced_signs,
-    random_balanced_labels,
-    spectral_basis,
-)
+from mmc._evo_basis import spectral_basis
+from mmc._evo_search import ascend
+from mmc._labelling import balance_bound, balanced_signs, random_balanced_labels
 from mmc.kernels import kernel_matrix
 from mmc.metrics import clustering_error
 
@@ -216,19 +213,19 @@ def test_kmeans_landmarks_are_reproducible_centres():
 def test_kmeans_landmarks_fit_a_subsample_of_bounded_size(monkeypatch):
     seen = []
 
-    class RecordingKMeans(mmc._init.KMeans):
+    class RecordingKMeans(mmc._starts.KMeans):
         def fit(self, X, y=None, sample_weight=None):
             seen.append((X.shape[0], self.n_clusters, self.max_iter))
             return super().fit(X, y, sample_weight)
 
-    monkeypatch.setattr(mmc._init, "KMeans", RecordingKMeans)
+    monkeypatch.setattr(mmc._starts, "KMeans", RecordingKMeans)
     X, _ = two_blobs(n_per_cluster=100, seed=12)
     FastEvoMMC(n_components=5, n_init=1, random_state=0).fit(X)
-    per_landmark = mmc._evo.KMEANS_SAMPLES_PER_LANDMARK
-    assert seen == [(5 * per_landmark, 5, mmc._evo.KMEANS_ITERATIONS)]
+    per_landmark = mmc._evo_basis.KMEANS_SAMPLES_PER_LANDMARK
+    assert seen == [(5 * per_landmark, 5, mmc._evo_basis.KMEANS_ITERATIONS)]
     seen.clear()
     FastEvoMMC(n_components=50, n_init=1, random_state=0).fit(X)
-    assert seen == [(200, 50, mmc._evo.KMEANS_ITERATIONS)]  # all the samples
+    assert seen == [(200, 50, mmc._evo_basis.KMEANS_ITERATIONS)]  # all the samples
 
 
 def test_kmeans_landmarks_on_duplicated_samples():

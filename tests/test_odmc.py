@@ -8,7 +8,7 @@ from _data import random_X, two_blobs
 from _reference import odm_dual
 
 from mmc import ODMC
-from mmc._odmc import _balancing_shift, _LabellingWorkingSet
+from mmc._odmc_relaxed import LabellingWorkingSet, balancing_shift, visiting_order
 from mmc._qp import solve_qp
 from mmc.metrics import clustering_error
 
@@ -17,7 +17,7 @@ LAM, NU, THETA = 2.0, 0.6, 0.3
 
 def _working_set(X, labellings, tau=np.inf, lam=LAM, nu=NU, theta=THETA, mu=None):
     x_mean = np.asarray(X.mean(axis=0), dtype=np.float64).ravel()
-    ws = _LabellingWorkingSet(X, x_mean, lam, nu, theta, tau, capacity=2)
+    ws = LabellingWorkingSet(X, x_mean, lam, nu, theta, tau, capacity=2)
     for k, y in enumerate(labellings):
         ws.add(np.asarray(y, dtype=np.int8), 1.0 / (k + 1))
     if mu is not None:
@@ -181,12 +181,12 @@ def test_labellings_and_labels_respect_the_balance(class_balance):
     assert abs(int(y.sum())) <= bound
 
 
-def test_balancing_shift():
+def testbalancing_shift():
     decision = np.array([-3.0, -1.0, 0.5, 1.0, 2.0, 4.0])
-    assert _balancing_shift(decision, 2) == 0.0
-    shift = _balancing_shift(decision, 0)
+    assert balancing_shift(decision, 2) == 0.0
+    shift = balancing_shift(decision, 0)
     assert np.count_nonzero(decision + shift > 0) == 3
-    shift = _balancing_shift(-decision, 0)
+    shift = balancing_shift(-decision, 0)
     assert np.count_nonzero(-decision + shift > 0) == 3
 
 
@@ -269,8 +269,6 @@ def test_docstring_example():
 
 @pytest.mark.parametrize("n_samples", [1, 7, 255, 256, 1000, 5003])
 def test_visiting_order_is_a_permutation(n_samples):
-    from mmc._odmc import _visiting_order
-
-    order = _visiting_order(n_samples, np.random.RandomState(0))
+    order = visiting_order(n_samples, np.random.RandomState(0))
     assert order.dtype == np.int32
     np.testing.assert_array_equal(np.sort(order), np.arange(n_samples))

@@ -12,15 +12,11 @@ from sklearn.datasets import make_circles, make_moons
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import pairwise_kernels
 
-import mmc._odmc as odmc_module
+import mmc._odmc_refine as refine_module
 from mmc import ODMC
-from mmc._init import principal_direction, principal_directions
-from mmc._odmc import (
-    _LabellingWorkingSet,
-    _margin_losses,
-    _refine_labelling,
-    _solve_labelling,
-)
+from mmc._odmc_refine import margin_losses, refine_labelling, solve_labelling
+from mmc._odmc_relaxed import LabellingWorkingSet
+from mmc._starts import principal_direction, principal_directions
 from mmc.kernels import KernelFeatureMap
 from mmc.metrics import clustering_error
 
@@ -42,17 +38,17 @@ def _reference_losses(margins, theta, nu, tau):
 def test_margin_losses_are_the_conjugate_of_the_box(tau):
     margins = np.random.default_rng(0).normal(scale=3.0, size=200)
     np.testing.assert_allclose(
-        _margin_losses(margins, THETA, NU, tau),
+        margin_losses(margins, THETA, NU, tau),
         _reference_losses(margins, THETA, NU, tau),
         rtol=1e-12,
         atol=1e-12,
     )
     # No loss inside the band 1 +- theta, and more below it than above.
     inside = np.array([1 - THETA, 1.0, 1 + THETA])
-    np.testing.assert_allclose(_margin_losses(inside, THETA, NU, tau), 0, atol=1e-15)
+    np.testing.assert_allclose(margin_losses(inside, THETA, NU, tau), 0, atol=1e-15)
     assert (
-        _margin_losses(np.array([0.0]), THETA, NU, tau)[0]
-        > _margin_losses(np.array([2.0]), THETA, NU, tau)[0]
+        margin_losses(np.array([0.0]), THETA, NU, tau)[0]
+        > margin_losses(np.array([2.0]), THETA, NU, tau)[0]
     )
 
 
@@ -76,7 +72,7 @@ def _primal_value(Xc, y, lam, nu, theta):
 
 def _working_set(X, lam, tau=np.inf):
     x_mean = np.asarray(X.mean(axis=0), dtype=np.float64).ravel()
-    return _LabellingWorkingSet(X, x_mean, lam, NU, THETA, tau, capacity=1)
+    return LabellingWorkingSet(X, x_mean, lam, NU, THETA, tau, capacity=1)
 
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
@@ -90,7 +86,7 @@ def test_single_labelling_solve_reaches_the_primal_optimum(sparse, dtype):
     ws.add(y, 1.0)
     value = None
     for _ in range(20):  # each call stops at the gap or after 50 epochs
-        _, value, gap = _solve_labelling(ws, tol=1e-12, rng=np.random.RandomState(0))
+        _, value, gap = solve_labelling(ws, tol=1e-12, rng=np.random.RandomState(0))
     Xd = X.toarray() if sparse else X
     Xc = np.asarray(Xd, dtype=np.float64) - ws.x_mean
     # The value is G / lam; at the optimum G is the primal minimum.
@@ -117,7 +113,7 @@ def test_refinement_descends_to_a_fixed_point(sparse):
     start_value = _primal_value(Xc, start.astype(np.float64), lam, NU, THETA) / lam
 
     ws = _working_set(X, lam)
-    result = _refine_labelling(
+    result = refine_labelling(
         ws, start.copy(), bound=bound, tol=1e-10, rng=np.random.RandomState(0)
     )
     y = ws.Y[:, 0].astype(np.float64)
@@ -211,19 +207,19 @@ def test_refinement_picks_the_lowest_objective(name, monkeypatch):
         "circles": make_circles(300, factor=0.4, noise=0.05, random_state=1),
     }[name]
     refined = []
-    original = odmc_module._refine_labelling
+    original = refine_module.refine_labelling
 
     def recording(ws, y, **kwargs):
         result = original(ws, y, **kwargs)
         refined.append(result["objective"])
         return result
 
-    monkeypatch.setattr(odmc_module, "_refine_labelling", recording)
+    monkeypatch.setattr(refine_module, "refine_labelling", recording)
     est = ODMC(kernel="rbf", random_state=0).fit(X)
     # One refinement per run under each sharpened kernel, then one per start.
-    powers = len(odmc_module._SHARPENING_POWERS)
-    n_starts = 1 + odmc_module._N_SPECTRAL_SPLITS + powers
-    n_sharp = powers * len(odmc_module._SHARP_METHODS)
+    powers = len(refine_module.SHARPENING_POWERS)
+    n_starts = 1 + refine_module.N_SPECTRAL_SPLITS + powers
+    n_sharp = powers * len(refine_module.SHARP_METHODS)
     assert len(refined) == n_sharp + n_starts
     assert est.objective_ == pytest.approx(10.0 * min(refined[-n_starts:]))
     assert est.n_constraints_ == 1 and est.mu_.tolist() == [1.0]
@@ -246,9 +242,9 @@ def test_auto_lam_depends_on_the_kernel():
 def test_refinement_stops_after_the_rounds_allowed(monkeypatch):
     X, _ = two_blobs(n_per_cluster=30, distance=1.0, seed=3)
     start = np.where(np.random.default_rng(3).random(60) < 0.5, 1, -1).astype(np.int8)
-    monkeypatch.setattr(odmc_module, "_MAX_REFINE_ROUNDS", 1)
+    monkeypatch.setattr(refine_module, "MAX_REFINE_ROUNDS", 1)
     ws = _working_set(X, 2.0)
-    result = _refine_labelling(
+    result = refine_labelling(
         ws, start, bound=60, tol=1e-6, rng=np.random.RandomState(0)
     )
     assert not result["converged"]
@@ -257,12 +253,12 @@ def test_refinement_stops_after_the_rounds_allowed(monkeypatch):
 
 
 def test_refinement_that_does_not_settle_warns(monkeypatch):
-    original = odmc_module._refine_labelling
+    original = refine_module.refine_labelling
 
     def unsettled(ws, y, **kwargs):
         return {**original(ws, y, **kwargs), "converged": False}
 
-    monkeypatch.setattr(odmc_module, "_refine_labelling", unsettled)
+    monkeypatch.setattr(refine_module, "refine_labelling", unsettled)
     X, _ = make_moons(200, noise=0.05, random_state=2)
     with pytest.warns(ConvergenceWarning, match="did not settle within 30 relabel"):
         est = ODMC(kernel="rbf", random_state=0).fit(X)
@@ -273,7 +269,7 @@ def test_linear_fit_has_no_refinement(monkeypatch):
     def fail(*args, **kwargs):
         raise AssertionError("the linear kernel is not refined")
 
-    monkeypatch.setattr(odmc_module, "_refine_labelling", fail)
+    monkeypatch.setattr(refine_module, "refine_labelling", fail)
     X, y = two_blobs(seed=7)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -295,15 +291,15 @@ def test_sharpened_features_of_some_rows():
 
 def test_search_on_a_subsample_is_extended_to_every_sample(monkeypatch):
     X, y = two_blobs(n_per_cluster=300, seed=4)
-    monkeypatch.setattr(odmc_module, "_SEARCH_SAMPLES", 200)
+    monkeypatch.setattr(refine_module, "SEARCH_SAMPLES", 200)
     refined_sizes = []
-    original = odmc_module._refine_labelling
+    original = refine_module.refine_labelling
 
     def recording(ws, start, **kwargs):
         refined_sizes.append(ws.X.shape[0])
         return original(ws, start, **kwargs)
 
-    monkeypatch.setattr(odmc_module, "_refine_labelling", recording)
+    monkeypatch.setattr(refine_module, "refine_labelling", recording)
     est = ODMC(kernel="rbf", random_state=0).fit(X)
     # The search refines on the subsample; the winner once more on all.
     assert set(refined_sizes[:-1]) == {200} and refined_sizes[-1] == 600

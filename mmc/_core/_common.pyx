@@ -1,13 +1,21 @@
-"""Helpers shared by the mmc._core kernels.
+"""Row kernels shared by several estimators, and the conventions of all kernels.
 
-The kernels follow scikit-learn's k-means kernels: ``def`` entry points take
-typed memoryviews (``const`` for inputs, preallocated buffers for outputs),
-accumulate in double precision whatever the input dtype, release the GIL,
-never validate their arguments and never raise. Validation happens in Python.
+Here are the passes over X that more than one algorithm makes (column sums,
+squared row norms, signed row sums, the mean hinge loss) and the small
+problems they share (the best labelling under a class balance, the minimum
+of a maximum of lines); ``_common.pxd`` declares the random numbers of the
+kernels.
+
+The kernels follow scikit-learn's k-means kernels: ``def`` entry points
+take typed memoryviews (``const`` for inputs, preallocated buffers for
+outputs), accumulate in double precision whatever the input dtype, release
+the GIL, never validate their arguments and never raise. Validation happens
+in Python.
 """
 
 from cython cimport floating
 from libc.math cimport fabs
+from libc.stdlib cimport free, malloc, qsort
 
 
 def column_sums_dense(
@@ -76,7 +84,6 @@ def column_sums_sparse(
                 out[X_indices[k]] += X_data[k]
 
 
-
 cdef double _max_affine(
         const double[::1] offsets,
         const double[::1] slopes,
@@ -137,7 +144,7 @@ def minimize_max_affine(
         ``g(b)``.
     """
     cdef:
-        Py_ssize_t k, it, n_lines = offsets.shape[0]
+        Py_ssize_t k, _, n_lines = offsets.shape[0]
         double lo = lower, hi = upper, mid, slope, best_b, best_value, tol
         double left = lower, right = upper, bound
 
@@ -145,7 +152,7 @@ def minimize_max_affine(
         return 0.5 * (lower + upper), 0.0
 
     with nogil:
-        for it in range(200):
+        for _ in range(200):
             if hi - lo <= 4e-16 * (fabs(lo) + fabs(hi)) or hi - lo <= 1e-300:
                 break
             mid = 0.5 * (lo + hi)
@@ -175,3 +182,260 @@ def minimize_max_affine(
         if best_value < 0.0:
             best_value = 0.0
     return best_b, best_value
+
+
+ctypedef struct _Keyed:
+    double key
+    double tie
+    Py_ssize_t index
+
+
+cdef int _compare_keyed(const void *a, const void *b) noexcept nogil:
+    """Order by key, then by tie, then by index (a total, reproducible order)."""
+    cdef const _Keyed *x = <const _Keyed *> a
+    cdef const _Keyed *y = <const _Keyed *> b
+    if x.key < y.key:
+        return -1
+    if x.key > y.key:
+        return 1
+    if x.tie < y.tie:
+        return -1
+    if x.tie > y.tie:
+        return 1
+    return (x.index > y.index) - (x.index < y.index)
+
+
+def balanced_signs(
+        const double[::1] keys,      # IN
+        const double[::1] ties,      # IN
+        Py_ssize_t bound,            # IN
+        signed char[::1] out,        # OUT
+):
+    """Labelling that maximises ``sum_i y_i keys_i`` under ``|sum_i y_i| <= bound``.
+
+    Without the constraint the answer is ``y_i = sign(keys_i)``. When that
+    labelling has too many +1 (or -1), the balance is repaired by moving the
+    threshold: the ``(n + bound) // 2`` samples with the largest keys get +1
+    (the smallest keys get -1), which changes the objective the least. Samples
+    with a zero key, which the objective leaves free, follow the sign of
+    ``ties`` (and are the first to move when the balance needs repair, in the
+    order of ``ties``).
+
+    Parameters
+    ----------
+    keys : ndarray of shape (n_samples,), dtype=float64
+        Gain of labelling each sample +1 rather than -1 (halved).
+
+    ties : ndarray of shape (n_samples,), dtype=float64
+        Secondary key, for samples with equal keys.
+
+    bound : int
+        Largest allowed ``|sum_i y_i|``; at least ``n_samples % 2``.
+
+    out : ndarray of shape (n_samples,), dtype=int8
+        Receives the labelling.
+
+    Returns
+    -------
+    n_moved : int
+        Number of samples whose label the balance repair changed.
+    """
+    cdef:
+        Py_ssize_t n_samples = keys.shape[0]
+        Py_ssize_t i, n_positive = 0, n_moved = 0, limit
+        _Keyed *order
+
+    if n_samples == 0:
+        return 0
+    with nogil:
+        for i in range(n_samples):
+            if keys[i] > 0 or (keys[i] == 0 and ties[i] > 0):
+                out[i] = 1
+                n_positive += 1
+            else:
+                out[i] = -1
+    limit = (n_samples + bound) // 2
+    if n_positive <= limit and n_samples - n_positive <= limit:
+        return 0
+    with nogil:
+        order = <_Keyed *> malloc(n_samples * sizeof(_Keyed))
+        for i in range(n_samples):
+            order[i].key = keys[i]
+            order[i].tie = ties[i]
+            order[i].index = i
+        qsort(order, n_samples, sizeof(_Keyed), _compare_keyed)
+        if n_positive > limit:
+            # Only the `limit` largest keep +1.
+            for i in range(n_samples - limit):
+                if out[order[i].index] == 1:
+                    out[order[i].index] = -1
+                    n_moved += 1
+        else:
+            for i in range(limit, n_samples):
+                if out[order[i].index] == -1:
+                    out[order[i].index] = 1
+                    n_moved += 1
+        free(order)
+    return n_moved
+
+
+def row_sq_norms_dense(
+        const floating[:, ::1] X,  # IN
+        double[::1] out,           # OUT (n_samples,)
+):
+    """``out_i = |x_i|^2``, accumulated in float64.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features), dtype=floating
+        Input data, C-contiguous.
+
+    out : ndarray of shape (n_samples,), dtype=float64
+        Receives the squared norms of the rows.
+    """
+    cdef:
+        Py_ssize_t n_samples = X.shape[0]
+        Py_ssize_t n_features = X.shape[1]
+        Py_ssize_t i, j
+        double acc
+
+    with nogil:
+        for i in range(n_samples):
+            acc = 0.0
+            for j in range(n_features):
+                acc += <double> X[i, j] * X[i, j]
+            out[i] = acc
+
+
+def row_sq_norms_sparse(
+        const floating[::1] X_data,  # IN
+        const int[::1] X_indices,    # IN
+        const int[::1] X_indptr,     # IN
+        double[::1] out,             # OUT
+):
+    """CSR twin of :func:`row_sq_norms_dense`.
+
+    Parameters
+    ----------
+    X_data, X_indices, X_indptr : ndarrays
+        The arrays of the CSR matrix X of shape (n_samples, n_features).
+
+    out : ndarray of shape (n_samples,), dtype=float64
+        Receives the squared norms of the rows.
+    """
+    cdef:
+        Py_ssize_t n_samples = X_indptr.shape[0] - 1
+        Py_ssize_t i
+        int p
+        double acc
+
+    with nogil:
+        for i in range(n_samples):
+            acc = 0.0
+            for p in range(X_indptr[i], X_indptr[i + 1]):
+                acc += <double> X_data[p] * X_data[p]
+            out[i] = acc
+
+
+def signed_row_sum_dense(
+        const floating[:, ::1] X,        # IN
+        const signed char[::1] labels,   # IN, -1 / 0 / +1
+        double[::1] out,                 # OUT
+):
+    """``out = (1/n) sum_i labels[i] x_i`` for a dense X (labels in {-1, 0, 1}).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n_samples, n_features), dtype=floating
+        Input data, C-contiguous.
+
+    labels : ndarray of shape (n_samples,), dtype=int8
+        Weight of each sample: -1, 0 or +1.
+
+    out : ndarray of shape (n_features,), dtype=float64
+        Receives the signed mean of the rows.
+    """
+    cdef:
+        Py_ssize_t n_samples = X.shape[0]
+        Py_ssize_t n_features = X.shape[1]
+        Py_ssize_t i, j
+
+    out[:] = 0.0
+    if n_samples == 0:
+        return
+    with nogil:
+        for i in range(n_samples):
+            for j in range(n_features):
+                out[j] += labels[i] * X[i, j]
+        for j in range(n_features):
+            out[j] /= n_samples
+
+
+def signed_row_sum_sparse(
+        const floating[::1] X_data,      # IN
+        const int[::1] X_indices,        # IN
+        const int[::1] X_indptr,         # IN
+        const signed char[::1] labels,   # IN, -1 / 0 / +1
+        double[::1] out,                 # OUT
+):
+    """CSR twin of :func:`signed_row_sum_dense`.
+
+    Parameters
+    ----------
+    X_data, X_indices, X_indptr : ndarrays
+        The ``data`` (dtype=floating), ``indices`` and ``indptr`` (dtype=int32)
+        arrays of the CSR matrix X of shape (n_samples, n_features).
+
+    labels, out
+        As in :func:`signed_row_sum_dense`.
+    """
+    cdef:
+        Py_ssize_t n_samples = X_indptr.shape[0] - 1
+        Py_ssize_t i, j
+        int p
+
+    out[:] = 0.0
+    if n_samples <= 0:
+        return
+    with nogil:
+        for i in range(n_samples):
+            for p in range(X_indptr[i], X_indptr[i + 1]):
+                out[X_indices[p]] += labels[i] * X_data[p]
+        for j in range(out.shape[0]):
+            out[j] /= n_samples
+
+
+def mean_hinge_loss(
+        const double[::1] margins,  # IN
+        bint absolute=False,        # IN
+):
+    """Mean hinge loss ``(1/n) sum_i max(0, 1 - m_i)`` of the margins m.
+
+    Parameters
+    ----------
+    margins : ndarray of shape (n_samples,), dtype=float64
+        Margin of each sample: the gap between its two best class scores
+        (CPM3C), or its decision value with ``absolute=True`` (the margin of
+        two-cluster MMC is ``|f_i|``, whichever side the sample is on).
+
+    absolute : bool, default=False
+        Use ``|m_i|`` instead of ``m_i``.
+
+    Returns
+    -------
+    loss : float
+    """
+    cdef:
+        Py_ssize_t n_samples = margins.shape[0]
+        Py_ssize_t i
+        double margin, loss = 0.0
+
+    if n_samples == 0:
+        return 0.0
+
+    with nogil:
+        for i in range(n_samples):
+            margin = fabs(margins[i]) if absolute else margins[i]
+            if margin < 1.0:
+                loss += 1.0 - margin
+    return loss / n_samples

@@ -1,10 +1,10 @@
 """Kernels of the multiclass cutting-plane solver (CPM3C).
 
-Notation (DESIGN.md section 4): ``t_ip = w_p.x_i`` are the class scores,
-``p_i = argmax_p t_ip`` the assignment and ``r_i`` the best other class. A
-constraint gives each sample either nothing or one class r; it is stored in a
-uint8 matrix ``constraints`` of shape (n_samples, capacity), 0 meaning
-nothing and r + 1 meaning class r. Linearised at the current assignments,
+Notation: ``t_ip = w_p.x_i`` are the class scores, ``p_i = argmax_p t_ip``
+the assignment and ``r_i`` the best other class. A constraint gives each
+sample either nothing or one class r; it is stored in a uint8 matrix
+``constraints`` of shape (n_samples, capacity), 0 meaning nothing and r + 1
+meaning class r. Linearised at the current assignments,
 constraint c reads ``xi >= A_c - <B_c, W>`` with
 
     B_c[p] = (1/n) sum_{i in c} ([p = p_i] - [p = r_i]) x_i,
@@ -516,30 +516,6 @@ offsets, gram, shift
                         B[c, old, j] -= step * X_data[k]
                     n_updates += 1
     return n_updates
-
-
-def multiclass_margin_loss(const double[::1] gap):  # IN
-    """Mean multiclass hinge loss ``(1/n) sum_i max(0, 1 - gap_i)``.
-
-    Parameters
-    ----------
-    gap : ndarray of shape (n_samples,), dtype=float64
-        Difference of the two best scores of each sample.
-
-    Returns
-    -------
-    loss : float
-    """
-    cdef:
-        Py_ssize_t i, n_samples = gap.shape[0]
-        double loss = 0.0
-    if n_samples == 0:
-        return 0.0
-    with nogil:
-        for i in range(n_samples):
-            if gap[i] < 1.0:
-                loss += 1.0 - gap[i]
-    return loss / n_samples
 
 
 def class_sums_dense(

@@ -1,6 +1,6 @@
 """Kernels of the binary cutting-plane solver (CPMMC).
 
-Notation (DESIGN.md section 4): ``f_i = w.x_i + b`` are the decision values and
+Notation: ``f_i = w.x_i + b`` are the decision values and
 ``s_i = +1 if f_i > 0 else -1`` the signs at the current CCCP iterate. A
 constraint is a 0/1 vector ``c`` over the samples; the working set is stored
 sample-major in a uint8 matrix ``constraints`` of shape (n_samples, capacity),
@@ -75,15 +75,15 @@ cdef inline void _rank_update(
     With m the membership vector of sample i and g = Z x_i (before the
     update), ``Z Z'`` gains ``step (m g' + g m') + step^2 |x_i|^2 m m'``.
     """
-    cdef Py_ssize_t k, l
+    cdef Py_ssize_t k, m
     for k in range(n_constraints):
         if constraints[i, k]:
             Z_mean[k] += step * mean_projection
-            for l in range(n_constraints):
-                gram[k, l] += step * projections[l]
-                gram[l, k] += step * projections[l]
-                if constraints[i, l]:
-                    gram[k, l] += step * step * sq_norm
+            for m in range(n_constraints):
+                gram[k, m] += step * projections[m]
+                gram[m, k] += step * projections[m]
+                if constraints[i, m]:
+                    gram[k, m] += step * step * sq_norm
 
 
 def apply_flips_dense(
@@ -397,31 +397,3 @@ def most_violated_sparse(
         for j in range(n_features):
             z[j] /= n_samples
     return violation / n_samples, size / n_samples, sign_sum / n_samples
-
-
-def mean_margin_loss(const double[::1] decision):  # IN
-    """Mean hinge loss of MMC, ``(1/n) sum_i max(0, 1 - |f_i|)``.
-
-    Parameters
-    ----------
-    decision : ndarray of shape (n_samples,), dtype=float64
-        Decision values f.
-
-    Returns
-    -------
-    loss : float
-    """
-    cdef:
-        Py_ssize_t n_samples = decision.shape[0]
-        Py_ssize_t i
-        double margin, loss = 0.0
-
-    if n_samples == 0:
-        return 0.0
-
-    with nogil:
-        for i in range(n_samples):
-            margin = fabs(decision[i])
-            if margin < 1.0:
-                loss += 1.0 - margin
-    return loss / n_samples

@@ -1,9 +1,9 @@
 """Kernels of the evolutionary least-squares MMC (EvoMMC, FastEvoMMC).
 
-Notation (DESIGN.md section 4): the kernel matrix, exact or Nystroem, is
-summarised by a basis ``V`` of shape (n_samples, n_components) with
-orthonormal columns and by weights ``w_j = sigma_j / (sigma_j + n lam)`` in
-[0, 1), where ``sigma_j`` are its non-zero eigenvalues. For a labelling
+Notation: the kernel matrix, exact or Nystroem, is summarised by a basis
+``V`` of shape (n_samples, n_components) with orthonormal columns and by
+weights ``w_j = sigma_j / (sigma_j + n lam)`` in [0, 1), where ``sigma_j``
+are its non-zero eigenvalues. For a labelling
 ``y in {-1, +1}^n`` with coordinates ``u = V'y``, the optimal value of the
 regularised least-squares problem ``min_c (1/n)|y - Kc|^2 + lam c'Kc`` is
 
@@ -21,31 +21,14 @@ whatever the number of threads running restarts.
 """
 
 from cython cimport floating
-from libc.stdint cimport uint32_t, uint64_t
+from libc.stdint cimport uint32_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
+from mmc._core._common cimport _rand_below, _seed_state
+
 # Offspring are evaluated from their parent's coordinates and the list of
 # flipped samples; they are materialised (labels copied) only when selected.
-
-
-cdef inline uint32_t _xorshift(uint32_t *state) noexcept nogil:
-    """Next value of Marsaglia's xorshift32 generator (state never 0)."""
-    state[0] ^= state[0] << 13
-    state[0] ^= state[0] >> 17
-    state[0] ^= state[0] << 5
-    return state[0]
-
-
-cdef inline Py_ssize_t _rand_below(uint32_t *state, Py_ssize_t n) noexcept nogil:
-    """Uniform integer in [0, n), n < 2**32, from the high bits (no modulo bias
-    worth mentioning: at most n / 2**32)."""
-    return <Py_ssize_t> ((<uint64_t> _xorshift(state) * <uint64_t> n) >> 32)
-
-
-cdef inline uint32_t _seed_state(uint32_t seed) noexcept nogil:
-    # xorshift has the fixed point 0; any other state has period 2**32 - 1.
-    return seed if seed != 0 else 2463534242u
 
 
 cdef Py_ssize_t _mutate(
@@ -69,13 +52,13 @@ cdef Py_ssize_t _mutate(
     written to ``flips`` (at most n_samples) and their new label sum.
     """
     cdef:
-        Py_ssize_t count = 0, f, i, j, tries
+        Py_ssize_t count = 0, i, j
         Py_ssize_t total = label_sum
         signed char label
 
     if n_wanted > n_samples:
         n_wanted = n_samples
-    for f in range(n_wanted):
+    for _ in range(n_wanted):
         if count >= n_samples:
             break
         i = _rand_below(state, n_samples)
@@ -94,7 +77,7 @@ cdef Py_ssize_t _mutate(
         # when most samples are already flipped).
         if count + 2 > n_samples:
             break
-        for tries in range(64):
+        for _ in range(64):
             j = _rand_below(state, n_samples)
             if j != i and marks[j] != stamp and y[j] == -label:
                 marks[i] = stamp

@@ -22,7 +22,6 @@ Entropies use a table ``xlogx[k] = k log k`` for k = 0..n, so that a loss
 costs a few look-ups.
 """
 
-from cython cimport floating
 from cython.parallel cimport prange
 from libc.math cimport fmax, fmin, log
 
@@ -205,7 +204,8 @@ cdef inline void _scan_row(
                               neg_prefix, side_terms, row_terms)
         arg = lo
     elif loss == 1 and n_pos > 0 and n_neg > 0:
-        constant = xlogx[a] + xlogx[c] + xlogx[<Py_ssize_t> n] - xlogx[n_pos] - xlogx[n_neg]
+        constant = (xlogx[a] + xlogx[c] + xlogx[<Py_ssize_t> n]
+                    - xlogx[n_pos] - xlogx[n_neg])
         for b in range(n_neg + 1):
             # n MI = constant + xlogx[b] + xlogx[d] - (xlogx[r] + xlogx[n - r]);
             # normalisation[r] = 1 / (n (H_true + H_pred) / 2). A negative MI
@@ -335,71 +335,3 @@ def most_violated_table(
             best = row_value[c]
             best_c = c
     return best_c, row_b[best_c], best
-
-
-def signed_row_sum_dense(
-        const floating[:, ::1] X,        # IN
-        const signed char[::1] labels,   # IN, -1 / 0 / +1
-        double[::1] out,                 # OUT
-):
-    """``out = (1/n) sum_i labels[i] x_i`` for a dense X (labels in {-1, 0, 1}).
-
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features), dtype=floating
-        Input data, C-contiguous.
-
-    labels : ndarray of shape (n_samples,), dtype=int8
-        Weight of each sample: -1, 0 or +1.
-
-    out : ndarray of shape (n_features,), dtype=float64
-        Receives the signed mean of the rows.
-    """
-    cdef:
-        Py_ssize_t n_samples = X.shape[0]
-        Py_ssize_t n_features = X.shape[1]
-        Py_ssize_t i, j
-
-    out[:] = 0.0
-    if n_samples == 0:
-        return
-    with nogil:
-        for i in range(n_samples):
-            for j in range(n_features):
-                out[j] += labels[i] * X[i, j]
-        for j in range(n_features):
-            out[j] /= n_samples
-
-
-def signed_row_sum_sparse(
-        const floating[::1] X_data,      # IN
-        const int[::1] X_indices,        # IN
-        const int[::1] X_indptr,         # IN
-        const signed char[::1] labels,   # IN, -1 / 0 / +1
-        double[::1] out,                 # OUT
-):
-    """CSR twin of :func:`signed_row_sum_dense`.
-
-    Parameters
-    ----------
-    X_data, X_indices, X_indptr : ndarrays
-        The ``data`` (dtype=floating), ``indices`` and ``indptr`` (dtype=int32)
-        arrays of the CSR matrix X of shape (n_samples, n_features).
-
-    labels, out
-        As in :func:`signed_row_sum_dense`.
-    """
-    cdef:
-        Py_ssize_t n_samples = X_indptr.shape[0] - 1
-        Py_ssize_t i, j
-        int p
-
-    out[:] = 0.0
-    if n_samples <= 0:
-        return
-    with nogil:
-        for i in range(n_samples):
-            for p in range(X_indptr[i], X_indptr[i + 1]):
-                out[X_indices[p]] += labels[i] * X_data[p]
-        for j in range(out.shape[0]):
-            out[j] /= n_samples

@@ -25,7 +25,6 @@ applied through ``X'(b o y)`` and ``X z``, in O(nnz).
 """
 
 from cython cimport floating
-from libc.stdlib cimport free, malloc, qsort
 
 
 cdef inline void _solve_sample(
@@ -469,8 +468,7 @@ def labelling_sums_sparse(
     """
     cdef:
         Py_ssize_t n_samples = X_indptr.shape[0] - 1
-        Py_ssize_t n_features = U.shape[1]
-        Py_ssize_t i, j, k
+        Py_ssize_t i, k
         int p
         double step, inv_n
 
@@ -489,156 +487,3 @@ def labelling_sums_sparse(
                 sigma[k] += step
                 for p in range(X_indptr[i], X_indptr[i + 1]):
                     U[k, X_indices[p]] += step * X_data[p]
-
-
-ctypedef struct _Keyed:
-    double key
-    double tie
-    Py_ssize_t index
-
-
-cdef int _compare_keyed(const void *a, const void *b) noexcept nogil:
-    """Order by key, then by tie, then by index (a total, reproducible order)."""
-    cdef const _Keyed *x = <const _Keyed *> a
-    cdef const _Keyed *y = <const _Keyed *> b
-    if x.key < y.key:
-        return -1
-    if x.key > y.key:
-        return 1
-    if x.tie < y.tie:
-        return -1
-    if x.tie > y.tie:
-        return 1
-    return (x.index > y.index) - (x.index < y.index)
-
-
-def balanced_signs(
-        const double[::1] keys,      # IN
-        const double[::1] ties,      # IN
-        Py_ssize_t bound,            # IN
-        signed char[::1] out,        # OUT
-):
-    """Labelling that maximises ``sum_i y_i keys_i`` subject to ``|sum_i y_i| <= bound``.
-
-    Without the constraint the answer is ``y_i = sign(keys_i)``. When that
-    labelling has too many +1 (or -1), the balance is repaired by moving the
-    threshold: the ``(n + bound) // 2`` samples with the largest keys get +1
-    (the smallest keys get -1), which changes the objective the least. Samples
-    with a zero key, which the objective leaves free, follow the sign of
-    ``ties`` (and are the first to move when the balance needs repair, in the
-    order of ``ties``).
-
-    Parameters
-    ----------
-    keys : ndarray of shape (n_samples,), dtype=float64
-        Gain of labelling each sample +1 rather than -1 (halved).
-
-    ties : ndarray of shape (n_samples,), dtype=float64
-        Secondary key, for samples with equal keys.
-
-    bound : int
-        Largest allowed ``|sum_i y_i|``; at least ``n_samples % 2``.
-
-    out : ndarray of shape (n_samples,), dtype=int8
-        Receives the labelling.
-
-    Returns
-    -------
-    n_moved : int
-        Number of samples whose label the balance repair changed.
-    """
-    cdef:
-        Py_ssize_t n_samples = keys.shape[0]
-        Py_ssize_t i, n_positive = 0, n_moved = 0, limit
-        _Keyed *order
-
-    if n_samples == 0:
-        return 0
-    with nogil:
-        for i in range(n_samples):
-            if keys[i] > 0 or (keys[i] == 0 and ties[i] > 0):
-                out[i] = 1
-                n_positive += 1
-            else:
-                out[i] = -1
-    limit = (n_samples + bound) // 2
-    if n_positive <= limit and n_samples - n_positive <= limit:
-        return 0
-    with nogil:
-        order = <_Keyed *> malloc(n_samples * sizeof(_Keyed))
-        for i in range(n_samples):
-            order[i].key = keys[i]
-            order[i].tie = ties[i]
-            order[i].index = i
-        qsort(order, n_samples, sizeof(_Keyed), _compare_keyed)
-        if n_positive > limit:
-            # Only the `limit` largest keep +1.
-            for i in range(n_samples - limit):
-                if out[order[i].index] == 1:
-                    out[order[i].index] = -1
-                    n_moved += 1
-        else:
-            for i in range(limit, n_samples):
-                if out[order[i].index] == -1:
-                    out[order[i].index] = 1
-                    n_moved += 1
-        free(order)
-    return n_moved
-
-
-def row_sq_norms_dense(
-        const floating[:, ::1] X,  # IN
-        double[::1] out,           # OUT (n_samples,)
-):
-    """``out_i = |x_i|^2``, accumulated in float64.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features), dtype=floating
-        Input data, C-contiguous.
-
-    out : ndarray of shape (n_samples,), dtype=float64
-        Receives the squared norms of the rows.
-    """
-    cdef:
-        Py_ssize_t n_samples = X.shape[0]
-        Py_ssize_t n_features = X.shape[1]
-        Py_ssize_t i, j
-        double acc
-
-    with nogil:
-        for i in range(n_samples):
-            acc = 0.0
-            for j in range(n_features):
-                acc += <double> X[i, j] * X[i, j]
-            out[i] = acc
-
-
-def row_sq_norms_sparse(
-        const floating[::1] X_data,  # IN
-        const int[::1] X_indices,    # IN
-        const int[::1] X_indptr,     # IN
-        double[::1] out,             # OUT
-):
-    """CSR twin of :func:`row_sq_norms_dense`.
-
-    Parameters
-    ----------
-    X_data, X_indices, X_indptr : ndarrays
-        The arrays of the CSR matrix X of shape (n_samples, n_features).
-
-    out : ndarray of shape (n_samples,), dtype=float64
-        Receives the squared norms of the rows.
-    """
-    cdef:
-        Py_ssize_t n_samples = X_indptr.shape[0] - 1
-        Py_ssize_t i
-        int p
-        double acc
-
-    with nogil:
-        for i in range(n_samples):
-            acc = 0.0
-            for p in range(X_indptr[i], X_indptr[i + 1]):
-                acc += <double> X_data[p] * X_data[p]
-            out[i] = acc

@@ -19,7 +19,7 @@ from sklearn.preprocessing import StandardScaler
 
 from mmc import CPMMC, ODMC
 from mmc._base import column_means
-from mmc._odmc import _LabellingWorkingSet, _visiting_order
+from mmc._odmc_relaxed import LabellingWorkingSet, visiting_order
 from mmc.bench._data import digits
 from mmc.bench._timing import loglog_slope, time_fit
 from mmc.datasets import make_sparse_clusters
@@ -92,13 +92,13 @@ def step_time(X, labels, n_steps=3, random_state=0):
     """Median time of one mirror-descent step (epoch on alpha, step on mu,
     duality gap) with the working set holding the one labelling ``labels``."""
     x_mean = column_means(X)
-    ws = _LabellingWorkingSet(X, x_mean, 2.0, 0.3, 0.3, 10.0, capacity=1)
+    ws = LabellingWorkingSet(X, x_mean, 2.0, 0.3, 0.3, 10.0, capacity=1)
     ws.add(np.where(labels > 0, 1, -1).astype(np.int8), 1.0)
     rng = np.random.RandomState(random_state)
     times = []
     for _ in range(n_steps):
         start = time.perf_counter()
-        ws.epoch(_visiting_order(X.shape[0], rng))
+        ws.epoch(visiting_order(X.shape[0], rng))
         values = ws.values()
         ws.mu_step(values, 1.0)
         ws.gap(values)

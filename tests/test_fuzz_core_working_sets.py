@@ -10,8 +10,8 @@ does not collect their tests twice).
 """
 
 import numpy as np
-import test_kernels_cpm3c as cpm3c_tests
-import test_kernels_cpmmc as cpmmc_tests
+import test_core_cpm3c as cpm3c_tests
+import test_core_cpmmc as cpmmc_tests
 from hypothesis import given, settings
 from hypothesis import strategies as st
 

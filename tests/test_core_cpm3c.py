@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from _data import random_X
 
-from mmc._core import _cpm3c
+from mmc._core import _common, _cpm3c
 
 RTOL = 1e-10
 
@@ -192,11 +192,11 @@ def test_most_violated_matches_reference(dtype, sparse, shape, k):
     assert size == pytest.approx(A_ref[0], rel=RTOL)
     expected = np.maximum(0.0, 1.0 - gap).mean()
     assert violation == pytest.approx(expected, rel=RTOL)
-    assert _cpm3c.multiclass_margin_loss(gap) == pytest.approx(expected, rel=RTOL)
+    assert _common.mean_hinge_loss(gap) == pytest.approx(expected, rel=RTOL)
 
 
 def test_loss_of_no_samples_is_zero():
-    assert _cpm3c.multiclass_margin_loss(np.empty(0)) == 0.0
+    assert _common.mean_hinge_loss(np.empty(0)) == 0.0
 
 
 # --------------------------------------------------------------------------

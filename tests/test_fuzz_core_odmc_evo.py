@@ -1,6 +1,6 @@
 """Property tests of the ODMC and EvoMMC / FastEvoMMC kernels.
 
-The kernel tests of mmc._core._odmc (test_kernels_odmc.py) and of
+The kernel tests of mmc._core._odmc (test_core_odmc.py) and of
 mmc._core._evo (test_evo.py) compare each kernel with its NumPy twin in
 _reference.py on a few fixed shapes and seeds. Here Hypothesis draws the shape
 (n = 1 and d = 1 included), the dtype, the density of X, dense or CSR storage,
@@ -20,7 +20,7 @@ precision.
 import numpy as np
 import pytest
 import scipy.sparse as sp
-import test_kernels_odmc as odmc_tests
+import test_core_odmc as odmc_tests
 from _data import X_cases, draw_X, random_X
 from _reference import (
     balanced_signs,
@@ -37,7 +37,7 @@ from _reference import (
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mmc._core import _evo, _odmc
+from mmc._core import _common, _evo, _odmc
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=None)
 
@@ -170,7 +170,7 @@ def test_labelling_sums(case, working_set):
 def test_row_sq_norms(case):
     _, X = draw_X(case)
     out = np.full(X.shape[0], np.nan)
-    _run(_odmc.row_sq_norms_dense, _odmc.row_sq_norms_sparse, X, out)
+    _run(_common.row_sq_norms_dense, _common.row_sq_norms_sparse, X, out)
     # Sums of non-negative terms: a relative bound, and empty rows exactly 0.
     np.testing.assert_allclose(out, row_sq_norms(X), rtol=1e-13, atol=0)
 
@@ -250,7 +250,7 @@ def test_sample_maximiser(r_minus, q, theta, nu, tau):
     tau=st.just(np.inf) | st.floats(0.05, 5.0),
 )
 def test_coordinate_epoch(case, working_set, lam, theta, nu, tau):
-    # Moderate scales, as in test_kernels_odmc: each step divides by the
+    # Moderate scales, as in test_core_odmc: each step divides by the
     # curvature of one sample, so large, nearly cancelling terms would only
     # measure how rounding propagates along the epoch.
     rng, X = draw_X(case, scales=(0.5, 1.0, 2.0))
@@ -343,7 +343,7 @@ def test_balanced_signs(n_samples, bound, seed):
     ties = rng.normal(size=n_samples)
     ties[rng.random(n_samples) < 0.3] = rng.choice([0.0, 1.0])
     out = np.full(n_samples, 5, dtype=np.int8)
-    n_moved = _odmc.balanced_signs(keys, ties, bound, out)
+    n_moved = _common.balanced_signs(keys, ties, bound, out)
     assert set(np.unique(out)) <= {-1, 1}
     assert abs(int(out.sum())) <= bound
     assert float(out @ keys) == pytest.approx(

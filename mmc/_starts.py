@@ -22,6 +22,7 @@ from sklearn.cluster import KMeans, kmeans_plusplus
 from sklearn.exceptions import ConvergenceWarning
 
 from mmc._base import decision_values
+from mmc._labelling import median_split
 
 # Subspace iteration for the principal direction: block size (1 + oversampling)
 # and number of power iterations. The start and the scale of C need a good
@@ -87,15 +88,6 @@ def initial_signs(X, method, random_state, principal):
     else:
         direction = random_state.standard_normal(X.shape[1])
     return median_split(decision_values(X, direction, 0.0))
-
-
-def median_split(values):
-    """+1 for the larger half of ``values``, -1 for the rest (ties by index)."""
-    n_samples = values.shape[0]
-    signs = np.full(n_samples, -1, dtype=np.int8)
-    upper = np.argsort(values, kind="stable")[n_samples // 2 :]
-    signs[upper] = 1
-    return signs
 
 
 def principal_direction(X, x_mean, random_state):
@@ -264,8 +256,7 @@ def initial_centres(X, x_mean, method, random_state, n_clusters, principal):
         return np.asarray(centres, dtype=np.float64)
     if method == "k-means++":
         centres, _ = kmeans_plusplus(X, n_clusters, random_state=random_state)
-        return np.asarray(centres.toarray() if sp.issparse(centres) else centres,
-                          dtype=np.float64)  # fmt: skip
+        return _dense(centres)
     if method == "pca":
         projections = decision_values(X, principal, 0.0)
         order = np.argsort(projections, kind="stable")
@@ -273,7 +264,9 @@ def initial_centres(X, x_mean, method, random_state, n_clusters, principal):
         labels[order] = np.arange(X.shape[0]) * n_clusters // X.shape[0]
         return cluster_means(X, labels, n_clusters)
     rows = random_state.choice(X.shape[0], size=n_clusters, replace=False)
-    centres = X[rows]
-    return np.asarray(
-        centres.toarray() if sp.issparse(centres) else centres, dtype=np.float64
-    )
+    return _dense(X[rows])
+
+
+def _dense(rows):
+    """A few rows of X as a dense float64 array."""
+    return np.asarray(rows.toarray() if sp.issparse(rows) else rows, dtype=np.float64)

@@ -10,7 +10,6 @@ import pytest
 import scipy.sparse as sp
 from _data import random_X
 from _reference import (
-    balanced_signs,
     odm_coordinate_epoch,
     odm_mixture_margins,
     odm_sample_maximiser,
@@ -18,17 +17,12 @@ from _reference import (
 )
 
 from mmc._core._odmc import (
-    balanced_signs as balanced_signs_kernel,
-)
-from mmc._core._odmc import (
     coordinate_epoch_dense,
     coordinate_epoch_sparse,
     labelling_sums_dense,
     labelling_sums_sparse,
     mixture_margins_dense,
     mixture_margins_sparse,
-    row_sq_norms_dense,
-    row_sq_norms_sparse,
     solve_sample_wrapper,
 )
 
@@ -79,19 +73,6 @@ def test_labelling_sums_match_reference(dtype, sparse):
     np.testing.assert_allclose(U[:3], U_ref, rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(sigma[:3], sigma_ref, rtol=1e-10, atol=1e-14)
     assert not U[3:].any() and not sigma[3:].any()
-
-
-@pytest.mark.parametrize("dtype, sparse", CASES)
-def test_row_sq_norms_match_reference(dtype, sparse):
-    rng = np.random.default_rng(1)
-    X = _X(rng, 20, 9, dtype, sparse)
-    out = np.full(20, np.nan)
-    if sparse:
-        row_sq_norms_sparse(X.data, X.indices, X.indptr, out)
-    else:
-        row_sq_norms_dense(X, out)
-    dense = (X.toarray() if sparse else X).astype(np.float64)
-    np.testing.assert_allclose(out, (dense**2).sum(axis=1), rtol=1e-12)
 
 
 @pytest.mark.parametrize("dtype, sparse", CASES)
@@ -207,34 +188,3 @@ def test_coordinate_epoch_dense_and_sparse_twins_agree():
         results.append((a1, a2, U))
     for dense, sparse in zip(*results):
         np.testing.assert_allclose(dense, sparse, rtol=1e-12, atol=1e-14)
-
-
-@pytest.mark.parametrize("bound", [0, 1, 2, 4, 9])
-def test_balanced_signs_is_optimal_and_balanced(bound):
-    rng = np.random.default_rng(6)
-    for trial in range(40):
-        n = int(rng.integers(1, 10))
-        keys = rng.normal(size=n) + rng.choice([0.0, 2.0, -2.0])
-        keys[rng.random(n) < 0.3] = 0.0
-        ties = rng.normal(size=n)
-        bound_n = max(bound, n % 2)
-        out = np.zeros(n, dtype=np.int8)
-        balanced_signs_kernel(keys, ties, bound_n, out)
-        assert set(np.unique(out)) <= {-1, 1}
-        assert abs(int(out.sum())) <= bound_n
-        assert float(out @ keys) == pytest.approx(
-            balanced_signs(keys, ties, bound_n), abs=1e-12
-        )
-
-
-def test_balanced_signs_free_samples_follow_ties():
-    keys = np.array([0.0, 0.0, 1.0, -1.0, 0.0, 0.0])
-    ties = np.array([1.0, -2.0, 0.0, 0.0, 3.0, -0.5])
-    out = np.zeros(6, dtype=np.int8)
-    assert balanced_signs_kernel(keys, ties, 6, out) == 0
-    np.testing.assert_array_equal(out, [1, -1, 1, -1, 1, -1])
-    # With too many +1 the free sample with the smallest tie moves first.
-    keys = np.array([0.0, 0.0, 1.0, 2.0])
-    ties = np.array([0.5, 0.1, 0.0, 0.0])
-    assert balanced_signs_kernel(keys, ties, 0, out[:4]) == 2
-    np.testing.assert_array_equal(out[:4], [-1, -1, 1, 1])

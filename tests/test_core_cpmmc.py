@@ -1,6 +1,6 @@
 """Tests of mmc._core._cpmmc against their NumPy twins in _reference.py.
 
-The working set is stored as in mmc._cpmmc._WorkingSet: a uint8 matrix
+The working set is stored as in mmc._cpmmc._SubsetConstraints: a uint8 matrix
 ``constraints`` of shape (n_samples, capacity), statistics Z (capacity x
 n_features), sign_sums, gram = Z Z' and Z_mean = Z x_mean, of which the first
 ``n_constraints`` rows/columns are in use. The kernels accumulate in float64
@@ -21,7 +21,7 @@ from _reference import (
     signs_of,
 )
 
-from mmc._core import _cpmmc
+from mmc._core import _common, _cpmmc
 
 RTOL = 1e-10
 
@@ -409,7 +409,7 @@ def test_most_violated_then_flips_keep_the_working_set_exact(sparse):
 
 
 # --------------------------------------------------------------------------
-# mean_margin_loss
+# the mean hinge loss of two-cluster MMC (mmc._core._common)
 
 
 def test_mean_margin_loss_matches_reference():
@@ -417,7 +417,7 @@ def test_mean_margin_loss_matches_reference():
     for n_samples in (1, 2, 37, 1000):
         decision = _decision_around_the_margin(rng, n_samples)
         _read_only(decision)
-        loss = _cpmmc.mean_margin_loss(decision)
+        loss = _common.mean_hinge_loss(decision, absolute=True)
         assert loss == pytest.approx(mean_margin_loss(decision), rel=1e-12, abs=1e-300)
         # It is the violation of the most violated constraint.
         X = np.ones((n_samples, 1))
@@ -425,7 +425,7 @@ def test_mean_margin_loss_matches_reference():
             X, decision, np.zeros((n_samples, 1), np.uint8), 0, np.zeros(1)
         )
         assert loss == pytest.approx(violation, rel=1e-12, abs=1e-300)
-    assert _cpmmc.mean_margin_loss(np.empty(0)) == 0.0
-    assert _cpmmc.mean_margin_loss(np.array([0.0, 1.0, -3.0, 0.5])) == pytest.approx(
-        1.5 / 4
-    )
+    assert _common.mean_hinge_loss(np.empty(0), absolute=True) == 0.0
+    assert _common.mean_hinge_loss(
+        np.array([0.0, 1.0, -3.0, 0.5]), absolute=True
+    ) == pytest.approx(1.5 / 4)

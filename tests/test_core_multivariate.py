@@ -4,11 +4,9 @@ import itertools
 
 import numpy as np
 import pytest
-from _data import random_X
 from _reference import (
     contingency_tables,
     most_violated_labelling,
-    signed_row_sum,
     table_loss,
 )
 from hypothesis import given, settings
@@ -151,19 +149,3 @@ def test_scan_brute_force_property(values, loss):
     decision = np.array(values)
     _, _, violation = _scan(decision, loss)
     assert violation == pytest.approx(most_violated_labelling(decision, loss), abs=1e-9)
-
-
-@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-@pytest.mark.parametrize("shape", [(1, 1), (9, 1), (40, 7)])
-def test_signed_row_sum(shape, dtype, sparse):
-    rng = np.random.default_rng(8)
-    X = random_X(rng, *shape, dtype, sparse)
-    # -1, 0 and +1: the estimator weighs only the relabelled samples.
-    labels = rng.choice([-1, 0, 1], size=shape[0]).astype(np.int8)
-    out = np.full(shape[1], np.nan)
-    if sparse:
-        kernels.signed_row_sum_sparse(X.data, X.indices, X.indptr, labels, out)
-    else:
-        kernels.signed_row_sum_dense(X, labels, out)
-    np.testing.assert_allclose(out, signed_row_sum(X, labels), rtol=1e-12, atol=1e-14)

@@ -1,0 +1,120 @@
+"""Docstring sections shared by several estimators, and the one templater.
+
+A section written once here (or in a driver module) replaces a placeholder
+``{name}`` in the docstring of every class that uses it, so that a
+parameter shared by several estimators is documented in one place.
+"""
+
+# The kernel coefficients, as in sklearn.svm.SVC; the kernel itself and the
+# rank of its approximation differ between the feature-map estimators and
+# the least-squares ones, and are documented by each.
+KERNEL_COEFFICIENTS = """\
+gamma : "scale" or float, default="scale"
+        Coefficient of the rbf, poly and sigmoid kernels; ``"scale"`` is
+        ``1 / (n_features * X.var())``, as in :class:`sklearn.svm.SVC`.
+
+    degree : int, default=3
+        Degree of the poly kernel.
+
+    coef0 : float, default=0.0
+        Constant term of the poly and sigmoid kernels."""
+
+
+def fill_doc(**sections):
+    """Class decorator: put each section in place of ``{name}`` in ``__doc__``.
+
+    Only the placeholders named are replaced, so the rest of the docstring
+    (braces of sets such as ``{"auto", "pca"}`` included) is left alone.
+    """
+
+    def decorate(cls):
+        doc = cls.__doc__
+        for name, text in sections.items():
+            doc = doc.replace("{" + name + "}", text)
+        cls.__doc__ = doc
+        return cls
+
+    return decorate
+
+
+# The parameters and attributes that EvoMMC and FastEvoMMC share.
+EVO_PARAMETERS = """\
+reg : float, default=1e-3
+        Regularisation ``lambda`` of the least-squares problem, > 0.
+
+    kernel : {"rbf", "linear", "poly"}, default="rbf"
+        Kernel function (see :mod:`mmc.kernels`).
+
+    """ + KERNEL_COEFFICIENTS + """
+
+    class_balance : float, default=0.03
+        Bound on ``|mean_i y_i|``: every labelling the search visits has
+        ``|sum_i y_i| <= class_balance * n_samples`` (the paper's ``l``).
+
+    population_size : int, default=10
+        Number of individuals kept from one generation to the next (mu).
+
+    offspring : int, default=10
+        Number of children per generation (lambda).
+
+    max_generations : int, default=1_000_000
+        Maximum number of generations of one run.
+
+    patience : int, default=1000
+        A run stops after this many generations without a better fitness.
+
+    init : {"spectral", "random"} or array-like of shape (n_samples,), \
+            default="spectral"
+        Initial population of each run. ``"spectral"``: median splits of
+        random functions of the kernel's leading eigenvectors, each improved
+        by large moves ``y <- sign(G y)`` (within the class balance) that
+        never worsen the fitness; the evolution then fine-tunes them with
+        single flips. ``"random"``: random balanced labellings, mutated with
+        the paper's schedule of ``max(1, n / (t + 1))`` flips at generation
+        t. An array gives one labelling (two distinct values; its balance is
+        repaired by random flips if needed, and ``n_init`` is then ignored),
+        fine-tuned by single flips.
+
+    n_init : int, default=10
+        Number of independent runs; the run with the lowest fitness wins.
+
+    random_state : int, RandomState instance or None, default=None
+        Seeds the initial populations and the mutations.
+
+    n_jobs : int, default=None
+        Number of runs executed in parallel on threads (the evolution releases
+        the GIL); the result does not depend on it.
+
+    verbose : int, default=0
+        Print one line per run if positive.
+"""
+
+EVO_ATTRIBUTES = """\
+labels_ : ndarray of shape (n_samples,)
+        Cluster of each training sample, 0 or 1: the best labelling found
+        (the first sample is in cluster 0).
+
+    fitness_ : float
+        Fitness of ``labels_``: the optimal value of the regularised
+        least-squares problem (lower is better, in [0, 1]).
+
+    objective_ : float
+        Same as ``fitness_`` (the name the other estimators use).
+
+    n_generations_ : int
+        Number of generations of the winning run.
+
+    n_components_ : int
+        Rank of the (exact or approximate) kernel matrix used.
+
+    gamma_ : float
+        The kernel coefficient used.
+
+    intercept_ : float
+        Threshold subtracted from the least-squares predictions in
+        ``decision_function``: the one that best reproduces ``labels_`` on
+        the training samples.
+
+    n_features_in_ : int
+        Number of features seen during fit.
+"""

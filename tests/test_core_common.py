@@ -1,0 +1,125 @@
+"""Tests of mmc._core._common against their NumPy twins in _reference.py.
+
+The dense and the CSR kernel are called as the estimators call them, bound
+to X by :func:`mmc._base.row_kernel`.
+"""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from _data import random_X
+from _reference import balanced_signs, column_sums, signed_row_sum
+
+from mmc._base import row_kernel
+from mmc._core._common import balanced_signs as balanced_signs_kernel
+from mmc._core._common import (
+    column_sums_dense,
+    column_sums_sparse,
+    row_sq_norms_dense,
+    row_sq_norms_sparse,
+    signed_row_sum_dense,
+    signed_row_sum_sparse,
+)
+
+
+def _column_sums_kernel(X, out):
+    row_kernel(X, column_sums_dense, column_sums_sparse)(out)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(1, 1), (7, 3), (200, 17)])
+def test_column_sums_matches_reference(shape, dtype, sparse):
+    rng = np.random.default_rng(0)
+    X = random_X(rng, *shape, dtype, sparse)
+    out = np.zeros(shape[1])
+    _column_sums_kernel(X, out)
+    # Accumulation is in float64 for both input dtypes.
+    np.testing.assert_allclose(out, column_sums(X), rtol=1e-7, atol=1e-12)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_column_sums_accumulates_into_out(sparse):
+    rng = np.random.default_rng(1)
+    X = random_X(rng, 30, 5, np.float64, sparse)
+    start = rng.normal(size=5)
+    out = start.copy()
+    _column_sums_kernel(X, out)
+    np.testing.assert_allclose(out, start + column_sums(X), rtol=1e-7)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_column_sums_no_samples_leaves_out_alone(sparse):
+    X = np.zeros((0, 4))
+    X = sp.csr_matrix(X) if sparse else X
+    out = np.arange(4.0)
+    _column_sums_kernel(X, out)
+    np.testing.assert_array_equal(out, np.arange(4.0))
+
+
+def test_column_sums_read_only_input():
+    rng = np.random.default_rng(2)
+    X = random_X(rng, 20, 6, np.float32, sparse=False)
+    X_csr = sp.csr_matrix(X)
+    for a in (X, X_csr.data, X_csr.indices, X_csr.indptr):
+        a.setflags(write=False)
+    out_dense, out_sparse = np.zeros(6), np.zeros(6)
+    column_sums_dense(X, out_dense)
+    column_sums_sparse(X_csr.data, X_csr.indices, X_csr.indptr, out_sparse)
+    np.testing.assert_allclose(out_dense, column_sums(X), rtol=1e-7)
+    np.testing.assert_allclose(out_sparse, column_sums(X), rtol=1e-7)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_row_sq_norms_match_reference(dtype, sparse):
+    rng = np.random.default_rng(1)
+    X = random_X(rng, 20, 9, dtype, sparse, scales=(0.5, 1.0, 2.0))
+    out = np.full(20, np.nan)
+    row_kernel(X, row_sq_norms_dense, row_sq_norms_sparse)(out)
+    dense = (X.toarray() if sparse else X).astype(np.float64)
+    np.testing.assert_allclose(out, (dense**2).sum(axis=1), rtol=1e-12)
+
+
+@pytest.mark.parametrize("bound", [0, 1, 2, 4, 9])
+def test_balanced_signs_is_optimal_and_balanced(bound):
+    rng = np.random.default_rng(6)
+    for trial in range(40):
+        n = int(rng.integers(1, 10))
+        keys = rng.normal(size=n) + rng.choice([0.0, 2.0, -2.0])
+        keys[rng.random(n) < 0.3] = 0.0
+        ties = rng.normal(size=n)
+        bound_n = max(bound, n % 2)
+        out = np.zeros(n, dtype=np.int8)
+        balanced_signs_kernel(keys, ties, bound_n, out)
+        assert set(np.unique(out)) <= {-1, 1}
+        assert abs(int(out.sum())) <= bound_n
+        assert float(out @ keys) == pytest.approx(
+            balanced_signs(keys, ties, bound_n), abs=1e-12
+        )
+
+
+def test_balanced_signs_free_samples_follow_ties():
+    keys = np.array([0.0, 0.0, 1.0, -1.0, 0.0, 0.0])
+    ties = np.array([1.0, -2.0, 0.0, 0.0, 3.0, -0.5])
+    out = np.zeros(6, dtype=np.int8)
+    assert balanced_signs_kernel(keys, ties, 6, out) == 0
+    np.testing.assert_array_equal(out, [1, -1, 1, -1, 1, -1])
+    # With too many +1 the free sample with the smallest tie moves first.
+    keys = np.array([0.0, 0.0, 1.0, 2.0])
+    ties = np.array([0.5, 0.1, 0.0, 0.0])
+    assert balanced_signs_kernel(keys, ties, 0, out[:4]) == 2
+    np.testing.assert_array_equal(out[:4], [-1, -1, 1, 1])
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(1, 1), (9, 1), (40, 7)])
+def test_signed_row_sum(shape, dtype, sparse):
+    rng = np.random.default_rng(8)
+    X = random_X(rng, *shape, dtype, sparse)
+    # -1, 0 and +1: the estimator weighs only the relabelled samples.
+    labels = rng.choice([-1, 0, 1], size=shape[0]).astype(np.int8)
+    out = np.full(shape[1], np.nan)
+    row_kernel(X, signed_row_sum_dense, signed_row_sum_sparse)(labels, out)
+    np.testing.assert_allclose(out, signed_row_sum(X, labels), rtol=1e-12, atol=1e-14)
