@@ -120,10 +120,7 @@ def _with_int32_indices(X):
 def column_means(X):
     """Mean of the rows of a validated X, in float64."""
     out = np.zeros(X.shape[1])
-    if sp.issparse(X):
-        column_sums_sparse(X.data, X.indices, X.indptr, out)
-    else:
-        column_sums_dense(X, out)
+    row_kernel(X, column_sums_dense, column_sums_sparse)(out)
     out /= X.shape[0]
     return out
 
@@ -132,10 +129,7 @@ def decision_values(X, coef, intercept, out=None):
     """Return ``X @ coef + intercept`` for a validated X, in float64."""
     if out is None:
         out = np.empty(X.shape[0])
-    if sp.issparse(X):
-        decision_values_sparse(X.data, X.indices, X.indptr, coef, intercept, out)
-    else:
-        decision_values_dense(X, coef, intercept, out)
+    row_kernel(X, decision_values_dense, decision_values_sparse)(coef, intercept, out)
     return out
 
 
@@ -224,9 +218,10 @@ def warn(message, category):
     """
     frame = inspect.currentframe()
     stacklevel = 1
-    while frame is not None and frame.f_globals.get("__name__", "").split(".")[
-        0
-    ] in ("mmc", "sklearn"):
+    while frame is not None and frame.f_globals.get("__name__", "").split(".")[0] in (
+        "mmc",
+        "sklearn",
+    ):
         frame = frame.f_back
         stacklevel += 1
     del frame

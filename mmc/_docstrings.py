@@ -38,14 +38,17 @@ def fill_doc(**sections):
 
 
 # The parameters and attributes that EvoMMC and FastEvoMMC share.
-EVO_PARAMETERS = """\
+EVO_PARAMETERS = (
+    """\
 reg : float, default=1e-3
         Regularisation ``lambda`` of the least-squares problem, > 0.
 
     kernel : {"rbf", "linear", "poly"}, default="rbf"
         Kernel function (see :mod:`mmc.kernels`).
 
-    """ + KERNEL_COEFFICIENTS + """
+    """
+    + KERNEL_COEFFICIENTS
+    + """
 
     class_balance : float, default=0.03
         Bound on ``|mean_i y_i|``: every labelling the search visits has
@@ -88,6 +91,7 @@ reg : float, default=1e-3
     verbose : int, default=0
         Print one line per run if positive.
 """
+)
 
 EVO_ATTRIBUTES = """\
 labels_ : ndarray of shape (n_samples,)

@@ -22,7 +22,8 @@ KERNEL_COEFFICIENT_CONSTRAINTS = {
     "coef0": [Interval(Real, None, None, closed="neither")],
 }
 
-FEATURE_MAP_PARAMETERS = """\
+FEATURE_MAP_PARAMETERS = (
+    """\
 kernel : {"linear", "rbf", "poly", "sigmoid", "cosine", "precomputed"} \
             or callable, default="linear"
         Kernel of the feature space in which the hyperplane is sought. With
@@ -32,11 +33,14 @@ kernel : {"linear", "rbf", "poly", "sigmoid", "cosine", "precomputed"} \
         predict time. ``"precomputed"``: ``fit`` takes the n x n kernel matrix
         and ``predict`` the m x n kernel between new and training samples.
 
-    """ + KERNEL_COEFFICIENTS + """
+    """
+    + KERNEL_COEFFICIENTS
+    + """
 
     n_components : int, default=500
         Rank of the kernel feature map (number of landmarks); memory and time
         grow as n_samples * n_components. Ignored by the linear kernel."""
+)
 
 
 class _FeatureMapMixin:

@@ -98,11 +98,13 @@ def solve_qp(hessian, linear, constraints, bounds, n_equalities=0):
         # a point that is inaccurate or even infeasible. Its active set is
         # reliable though: solve the optimality conditions on it exactly, and
         # accept only a point that passes them.
-        if _satisfies_kkt(regularised, linear, constraints, bounds, n_equalities,
-                          x, multipliers):  # fmt: skip
+        if _satisfies_kkt(
+            regularised, linear, constraints, bounds, n_equalities, x, multipliers
+        ):
             return x, multipliers
-        polished = _polish(hessian, linear, constraints, bounds, n_equalities,
-                           multipliers)  # fmt: skip
+        polished = _polish(
+            hessian, linear, constraints, bounds, n_equalities, multipliers
+        )
         if polished is not None:
             return polished
     return _solve_qp_slsqp(hessian, linear, constraints, bounds, n_equalities)
@@ -167,9 +169,10 @@ def _satisfies_kkt(hessian, linear, constraints, bounds, n_equalities, x, multip
     inequality = multipliers[n_equalities:]
     if np.any(inequality < -_KKT_TOL * (1.0 + np.abs(multipliers).max())):
         return False
-    if np.any(np.abs(inequality * slack[n_equalities:]) > _KKT_TOL * size * (
-        1.0 + np.abs(multipliers).max()
-    )):  # fmt: skip
+    if np.any(
+        np.abs(inequality * slack[n_equalities:])
+        > _KKT_TOL * size * (1.0 + np.abs(multipliers).max())
+    ):
         return False
     gradient = hessian @ x - linear
     residual = gradient - constraints @ multipliers
@@ -226,10 +229,11 @@ class CPMMCDual:
     The primal is ``min 1/2 |w|^2 + C xi`` subject to, for every constraint k
     of the working set, ``xi >= sizes[k] - z_k.w - sign_sums[k] b``, to
     ``xi >= 0`` and to the class balance ``|mean_i (w.x_i + b)| <= class_balance``.
-    Stationarity in b fixes the difference of the two multipliers of the
-    balance constraint to ``sign_sums'lam`` (DESIGN.md section 4), and with
-    ``G`` the Gram matrix of the centred vectors ``z_k - sign_sums[k] mean(x)``
-    the dual becomes
+    With multipliers ``mu1, mu2`` of the two sides of the balance constraint,
+    stationarity in w gives ``w = sum_k lam_k z_k - (mu1 - mu2) mean(x)`` and
+    stationarity in b fixes ``mu1 - mu2 = sign_sums'lam``, so that
+    ``w = sum_k lam_k (z_k - sign_sums[k] mean(x))``; with ``G`` the Gram
+    matrix of these centred vectors the dual becomes
 
         max  -1/2 lam'G lam + sizes'lam - class_balance |sign_sums'lam|
         s.t. lam >= 0, sum(lam) <= C.
@@ -327,7 +331,9 @@ class CPMMCDual:
 class CPM3CDual:
     """Dual of the CCCP subproblem of CPM3C, for a growing working set.
 
-    The primal (problem 17 linearised, DESIGN.md section 4) is
+    The primal (problem 17 of the paper, linearised at the current
+    assignments by CCCP, with the balance of the classes' mean margins of
+    :mod:`mmc._cpm3c`) is
 
         min  1/2 sum_p |w_p|^2 + C xi
         s.t. xi >= A_c - <B_c, W>          for every constraint c,

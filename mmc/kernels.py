@@ -42,6 +42,8 @@ from sklearn.kernel_approximation import Nystroem
 from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.utils import check_random_state
 
+from mmc._docstrings import KERNEL_COEFFICIENTS, fill_doc
+
 __all__ = [
     "FEATURE_MAP_KERNELS",
     "KERNELS",
@@ -85,16 +87,27 @@ def resolve_gamma(X, gamma):
 
 
 def _kernel_params(kernel, gamma, degree, coef0):
-    if kernel == "linear":
-        return {}
-    if kernel == "rbf":
-        return {"gamma": gamma}
+    """Keyword arguments of the scikit-learn kernel ``kernel``: its coefficients.
+
+    rbf takes gamma, poly gamma, degree and coef0, sigmoid gamma and coef0;
+    the other kernels (linear, cosine, precomputed, callables) none.
+    """
+    params = {}
+    if kernel in ("rbf", "poly", "sigmoid"):
+        params["gamma"] = gamma
+    if kernel in ("poly", "sigmoid"):
+        params["coef0"] = float(coef0)
     if kernel == "poly":
-        return {"gamma": gamma, "degree": degree, "coef0": coef0}
-    raise ValueError(f"Unknown kernel {kernel!r}; expected one of {KERNELS}.")
+        params["degree"] = degree
+    return params
 
 
-def kernel_matrix(X, Y=None, *, kernel="rbf", gamma=1.0, degree=3, coef0=1.0):
+def _check_kernel(kernel):
+    if kernel not in KERNELS:
+        raise ValueError(f"Unknown kernel {kernel!r}; expected one of {KERNELS}.")
+
+
+def kernel_matrix(X, Y=None, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0):
     """Kernel matrix ``K[i, j] = k(X[i], Y[j])``.
 
     Parameters
@@ -116,7 +129,7 @@ def kernel_matrix(X, Y=None, *, kernel="rbf", gamma=1.0, degree=3, coef0=1.0):
     degree : int, default=3
         Degree of the poly kernel.
 
-    coef0 : float, default=1.0
+    coef0 : float, default=0.0
         Constant term of the poly kernel.
 
     Returns
@@ -124,13 +137,15 @@ def kernel_matrix(X, Y=None, *, kernel="rbf", gamma=1.0, degree=3, coef0=1.0):
     K : ndarray of shape (n_samples_X, n_samples_Y)
         Dense, in the floating dtype of the inputs.
     """
+    _check_kernel(kernel)
     params = _kernel_params(kernel, gamma, degree, coef0)
     K = pairwise_kernels(X, Y, metric=kernel, **params)
     return np.asarray(K.toarray() if sp.issparse(K) else K)
 
 
-def nystroem(X, n_components, *, kernel="rbf", gamma=1.0, degree=3, coef0=1.0,
-             random_state=None):  # fmt: skip
+def nystroem(
+    X, n_components, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0, random_state=None
+):
     """Nystroem feature map of a kernel with landmarks drawn from X.
 
     ``n_components`` samples of X, drawn uniformly at random without
@@ -160,13 +175,14 @@ def nystroem(X, n_components, *, kernel="rbf", gamma=1.0, degree=3, coef0=1.0,
         The fitted map: ``feature_map.transform(X)`` gives phi for each row,
         ``feature_map.component_indices_`` the landmarks.
     """
+    _check_kernel(kernel)
     params = _kernel_params(kernel, gamma, degree, coef0)
-    if "coef0" in params:
-        params["coef0"] = float(params["coef0"])
     return Nystroem(
-        kernel=kernel, n_components=n_components, random_state=random_state,
+        kernel=kernel,
+        n_components=n_components,
+        random_state=random_state,
         **params,
-    ).fit(X)  # fmt: skip
+    ).fit(X)
 
 
 # Kernels the linear estimators accept through KernelFeatureMap, besides a
@@ -174,6 +190,7 @@ def nystroem(X, n_components, *, kernel="rbf", gamma=1.0, degree=3, coef0=1.0,
 FEATURE_MAP_KERNELS = ("linear", "rbf", "poly", "sigmoid", "cosine", "precomputed")
 
 
+@fill_doc(kernel_coefficients=KERNEL_COEFFICIENTS)
 class KernelFeatureMap:
     """Explicit feature map of a kernel, exact or low-rank (Nystroem).
 
@@ -199,15 +216,7 @@ class KernelFeatureMap:
         ``transform`` the m x n kernel between new and training samples. A
         callable takes two samples and returns a number.
 
-    gamma : "scale" or float, default="scale"
-        Coefficient of the rbf, poly and sigmoid kernels; ``"scale"`` is
-        ``1 / (n_features * X.var())``, as in :class:`sklearn.svm.SVC`.
-
-    degree : int, default=3
-        Degree of the poly kernel.
-
-    coef0 : float, default=0.0
-        Constant term of the poly and sigmoid kernels.
+    {kernel_coefficients}
 
     n_components : int, default=500
         Number of landmarks (the rank of the map).
@@ -231,8 +240,16 @@ class KernelFeatureMap:
         Number of training samples.
     """
 
-    def __init__(self, kernel, *, gamma="scale", degree=3, coef0=0.0,
-                 n_components=500, random_state=None):  # fmt: skip
+    def __init__(
+        self,
+        kernel,
+        *,
+        gamma="scale",
+        degree=3,
+        coef0=0.0,
+        n_components=500,
+        random_state=None,
+    ):
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -268,15 +285,10 @@ class KernelFeatureMap:
             self.landmarks_ = np.sort(
                 rng.choice(n_samples, self.n_components, replace=False)
             )
-        params = {}
         self.gamma_ = None
         if self.kernel in ("rbf", "poly", "sigmoid"):
             self.gamma_ = resolve_gamma(X, self.gamma)
-            params["gamma"] = self.gamma_
-        if self.kernel in ("poly", "sigmoid"):
-            params["coef0"] = float(self.coef0)
-        if self.kernel == "poly":
-            params["degree"] = self.degree
+        params = _kernel_params(self.kernel, self.gamma_, self.degree, self.coef0)
         # Every landmark is a basis vector of the Nystroem map (its own random
         # draw then only orders them), so the landmarks are chosen above, in
         # one way for every kind of kernel.
@@ -287,9 +299,11 @@ class KernelFeatureMap:
         # eigenvalues, which float32 rounding swamps: the landmarks are kept
         # in float64, so that every kernel value is computed in float64.
         nystroem = Nystroem(
-            kernel=self.kernel, n_components=self.landmarks_.size, random_state=0,
+            kernel=self.kernel,
+            n_components=self.landmarks_.size,
+            random_state=0,
             **params,
-        )  # fmt: skip
+        )
         try:
             nystroem.fit(basis.astype(np.float64))
         except np.linalg.LinAlgError:  # the SVD of a kernel with NaN in it

@@ -39,28 +39,36 @@ def _parser():
         ),
     )
     parser.add_argument(
-        "suite", nargs="?", default="all", choices=SUITES,
+        "suite",
+        nargs="?",
+        default="all",
+        choices=SUITES,
         help="what to run (default: all)",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--quick", action="store_true",
-        help="fewer data sets, small sizes and one repeat: a run of under a "
-        "minute",
-    )  # fmt: skip
+        "--quick",
+        action="store_true",
+        help="fewer data sets, small sizes and one repeat: a run of under a minute",
+    )
     parser.add_argument(
-        "--out", default="mmc-bench",
+        "--out",
+        default="mmc-bench",
         help="output directory (default: ./mmc-bench)",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--repeat", type=int, default=None,
+        "--repeat",
+        type=int,
+        default=None,
         help="fits per timing, median kept (default: 3, or 1 with --quick)",
-    )  # fmt: skip
+    )
     parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     parser.add_argument(
-        "--estimators", default=None,
+        "--estimators",
+        default=None,
         help="comma-separated estimators to run (default: all of "
-        + ", ".join(registry.estimators()) + ")",
-    )  # fmt: skip
+        + ", ".join(registry.estimators())
+        + ")",
+    )
     return parser
 
 
@@ -191,9 +199,12 @@ def main(argv=None):
     results = {"environment": environment(), "quick": args.quick, "seed": args.seed}
     if args.suite in ("all", "accuracy"):
         results["comparison"] = compare(
-            entries, quick=args.quick, repeat=repeat, random_state=args.seed,
+            entries,
+            quick=args.quick,
+            repeat=repeat,
+            random_state=args.seed,
             progress=_progress("estimators x data sets"),
-        )  # fmt: skip
+        )
     # The detailed sections of CPMMC and MultivariateMMC (every digit pair,
     # sparse scaling with memory, the exact scan) are left out of --quick.
     detailed = not args.quick
@@ -209,14 +220,19 @@ def main(argv=None):
         )
     if args.suite in ("all", "scaling"):
         results["estimator_scaling"] = estimator_scaling(
-            entries, quick=args.quick, repeat=repeat, random_state=args.seed,
+            entries,
+            quick=args.quick,
+            repeat=repeat,
+            random_state=args.seed,
             progress=_progress("scaling, every estimator"),
-        )  # fmt: skip
+        )
     if args.suite in ("all", "scaling") and detailed and "CPMMC" in entries:
         results["scaling"] = sparse_scaling(
-            quick=args.quick, repeat=repeat, random_state=args.seed,
+            quick=args.quick,
+            repeat=repeat,
+            random_state=args.seed,
             progress=_progress("scaling"),
-        )  # fmt: skip
+        )
     if args.suite in ("all", "scaling") and detailed and "MultivariateMMC" in entries:
         results["multivariate_scan"] = multivariate.scan_speed(
             n_samples=20000,
@@ -234,19 +250,25 @@ def main(argv=None):
         )
     if args.suite in ("all", "kernels"):
         results["kernels"] = kernels.kernel_scaling(
-            entries, quick=args.quick, repeat=repeat, random_state=args.seed,
+            entries,
+            quick=args.quick,
+            repeat=repeat,
+            random_state=args.seed,
             progress=_progress("rbf kernel at scale"),
-        )  # fmt: skip
+        )
     if args.suite in ("all", "odmc") and "ODMC" in entries:
         results["odmc"] = odmc.run(
-            quick=args.quick, repeat=repeat, random_state=args.seed,
+            quick=args.quick,
+            repeat=repeat,
+            random_state=args.seed,
             progress=_progress("ODMC digit pairs"),
-        )  # fmt: skip
+        )
     if args.suite in ("all", "evo") and "EvoMMC" in entries:
         results["evo"] = evo.run(
-            quick=args.quick, random_state=args.seed,
+            quick=args.quick,
+            random_state=args.seed,
             progress=_progress("EvoMMC digit pairs"),
-        )  # fmt: skip
+        )
     results["seconds"] = time.perf_counter() - start
 
     # Write everything next to the destination first and move it in place at

@@ -91,9 +91,13 @@ def cluster_scaling(quick=False, repeat=1, random_state=0):
 
     def record(n_samples, k):
         X, _ = make_sparse_clusters(
-            n_samples=n_samples, n_features=n_features, nnz_per_row=50,
-            n_clusters=k, separation=0.5, random_state=random_state,
-        )  # fmt: skip
+            n_samples=n_samples,
+            n_features=n_features,
+            nnz_per_row=50,
+            n_clusters=k,
+            separation=0.5,
+            random_state=random_state,
+        )
         seconds, est = time_fit(
             lambda: CPM3C(n_clusters=k, n_init=1, random_state=random_state),
             X,

@@ -99,8 +99,20 @@ def evaluations_per_second(n_samples, n_components, generations=1_000_000, seed=
     U = Y @ V
     F = 1.0 - (U * U) @ weights / n_samples
     start = time.perf_counter()
-    done = evolve(V, weights, Y, U, F, 1, n_samples, 1, generations, generations,
-                  0.0, 1)  # fmt: skip
+    done = evolve(
+        V,
+        weights,
+        Y,
+        U,
+        F,
+        n_offspring=1,
+        bound=n_samples,
+        first_size=1,
+        max_generations=generations,
+        patience=generations,
+        tol=0.0,
+        seed=1,
+    )
     seconds = time.perf_counter() - start
     return {
         "n_samples": n_samples,
@@ -117,9 +129,12 @@ def scaling(quick=False, random_state=0, progress=None):
     rows = []
     for n_samples in progress(sizes) if progress is not None else sizes:
         X, y = make_blobs(
-            n_samples=n_samples, n_features=N_FEATURES, centers=2,
-            cluster_std=8.0, random_state=random_state,
-        )  # fmt: skip
+            n_samples=n_samples,
+            n_features=N_FEATURES,
+            centers=2,
+            cluster_std=8.0,
+            random_state=random_state,
+        )
         r = n_samples // 100
 
         def make():
@@ -155,9 +170,12 @@ def rank_scaling(quick=False, random_state=0):
     n_samples = 2_000 if quick else 20_000
     ranks = (20, 40) if quick else (50, 100, 200, 400, 800)
     X, y = make_blobs(
-        n_samples=n_samples, n_features=N_FEATURES, centers=2,
-        cluster_std=8.0, random_state=random_state,
-    )  # fmt: skip
+        n_samples=n_samples,
+        n_features=N_FEATURES,
+        centers=2,
+        cluster_std=8.0,
+        random_state=random_state,
+    )
     rows = []
     for r in ranks:
         with warnings.catch_warnings():
