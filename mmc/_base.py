@@ -101,6 +101,26 @@ class _BaseMMC(ClusterMixin, BaseEstimator):
         return codes
 
 
+class _BinaryPredictMixin:
+    """``predict`` of the two-cluster estimators, from ``decision_function``."""
+
+    def predict(self, X):
+        """Assign samples to the cluster on whose side of the decision they fall.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Samples.
+
+        Returns
+        -------
+        labels : ndarray of shape (n_samples,)
+            0 or 1 for each sample: 1 where ``decision_function`` is
+            positive.
+        """
+        return (self.decision_function(X) > 0).astype(np.intp)
+
+
 def _with_int32_indices(X):
     """Return CSR X with int32 index arrays, which the kernels require."""
     if X.indices.dtype == np.int32 and X.indptr.dtype == np.int32:

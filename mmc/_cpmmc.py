@@ -330,7 +330,7 @@ class CPMMC(_BinaryCuttingPlane):
 
     MMC can prefer a split that is not the one a user has in mind: on some
     digit pairs a split by writing style has a larger margin than the split
-    by digit (``bench/cpmmc_digits.md``).
+    by digit (``bench/studies/cpmmc_objective.md``).
 
     See Also
     --------

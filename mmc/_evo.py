@@ -15,9 +15,15 @@ from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_array, check_is_fitted
 
-from mmc._base import _BaseMMC, best_of_restarts, single_blas_thread, warn
+from mmc._base import (
+    _BaseMMC,
+    _BinaryPredictMixin,
+    best_of_restarts,
+    single_blas_thread,
+    warn,
+)
 from mmc._docstrings import EVO_ATTRIBUTES, EVO_PARAMETERS, fill_doc
 from mmc._evo_basis import (
     exact_basis,
@@ -50,7 +56,7 @@ def _rows_identical(X):
     return bool((X.max(axis=0) == X.min(axis=0)).all())
 
 
-class _BaseEvoMMC(_BaseMMC):
+class _BaseEvoMMC(_BinaryPredictMixin, _BaseMMC):
     """Shared fit of EvoMMC and FastEvoMMC.
 
     Subclasses implement ``_fit_basis(X, gamma, random_state)``, returning
@@ -93,7 +99,7 @@ class _BaseEvoMMC(_BaseMMC):
         name = type(self).__name__
         X = self._validate_X(X, reset=True)
         n_samples = X.shape[0]
-        self._check_params_vs_input(n_samples)
+        self._check_params_vs_input(X)
         random_state = check_random_state(self.random_state)
         init_labels = self._initial_labels(n_samples)
         gamma = resolve_gamma(X, self.gamma) if self.kernel != "linear" else 1.0
@@ -168,8 +174,8 @@ class _BaseEvoMMC(_BaseMMC):
         warn_if_one_cluster(name, self.labels_)
         return self
 
-    def _check_params_vs_input(self, n_samples):
-        pass
+    def _check_params_vs_input(self, X):
+        """Checks that involve the data; none by default."""
 
     def decision_function(self, X):
         """Least-squares prediction of the labelling, minus a threshold.
@@ -190,20 +196,6 @@ class _BaseEvoMMC(_BaseMMC):
         X = self._validate_X(X, reset=False)
         return self._predictions(X) + self.intercept_
 
-    def predict(self, X):
-        """Assign samples to the cluster whose label the fit predicts.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        labels : ndarray of shape (n_samples,)
-            0 or 1 for each sample.
-        """
-        return (self.decision_function(X) > 0).astype(np.intp)
 
 
 @fill_doc(parameters=EVO_PARAMETERS, attributes=EVO_ATTRIBUTES)
@@ -244,7 +236,7 @@ class EvoMMC(_BaseEvoMMC):
     evolution then fine-tunes with ``s = 1``. On the 45 digit pairs of
     ``load_digits / 16`` this lowers the mean error from 2.8% to 0.75%; the
     defaults (``gamma="scale"``, ``reg=1e-3``, spectral starts) were chosen
-    there by measurement (``bench/evommc.md``), never with labels inside
+    there by measurement (``bench/studies/evommc.md``), never with labels inside
     the library. The paper's kernel width, from the range of the data, was
     measured worse than ``gamma="scale"``.
 
@@ -341,7 +333,8 @@ class EvoMMC(_BaseEvoMMC):
         """
         return self._fit(X)
 
-    def _check_params_vs_input(self, n_samples):
+    def _check_params_vs_input(self, X):
+        n_samples = X.shape[0]
         size = 8 * n_samples * n_samples
         if size > MAX_KERNEL_BYTES:
             raise ValueError(
@@ -390,7 +383,7 @@ class FastEvoMMC(_BaseEvoMMC):
     ``n_components=0.1`` (about 36 landmarks) this lowers the mean error
     from 1.16% to 0.80% (EvoMMC: 0.75%) and the error on 3v8 from 4.20% to
     0.00%; over ten seeds, the pairs more than a point worse than EvoMMC
-    fall from 5.6 to 1.7 per seed (``bench/evommc.md``). A rank-r kernel
+    fall from 5.6 to 1.7 per seed (``bench/studies/evommc.md``). A rank-r kernel
     still drops the components of the exact one beyond r, which are not
     negligible there: on 7v9 the exact kernel truncated to its 36 leading
     eigenvectors gives 6.1% against EvoMMC's 0.8%, whatever the landmarks.
@@ -402,11 +395,13 @@ class FastEvoMMC(_BaseEvoMMC):
         (rounded up), or None for ``min(n_samples, 300)``. With r =
         n_samples every sample is a landmark and the kernel is exact.
 
-    landmarks : {"kmeans", "random"}, default="kmeans"
+    landmarks : {"kmeans", "random"} or array-like of shape \
+            (n_landmarks, n_features), default="kmeans"
         How the landmarks are chosen when r < n_samples: ``"kmeans"``, the
         centres of a short k-means run on (a subsample of) the data, dense
         even for sparse X; ``"random"``, samples drawn uniformly without
-        replacement (the paper).
+        replacement (the paper). An array gives the landmarks themselves
+        (``n_components`` must then be None or their number).
 
     {parameters}
     Attributes
@@ -414,11 +409,12 @@ class FastEvoMMC(_BaseEvoMMC):
     {attributes}
     landmarks_ : ndarray of shape (n_components,) or None
         Indices of the training samples used as landmarks; None when they
-        are k-means centres.
+        are k-means centres or given.
 
     X_landmarks_ : ndarray or sparse matrix of shape (n_components, n_features)
-        The landmarks, kept for ``predict``: the k-means centres (a dense
-        array, also for sparse X) or the samples drawn.
+        The landmarks, kept for ``predict``: the k-means centres or the
+        landmarks given (a dense array, also for sparse X) or the samples
+        drawn.
 
     dual_coef_ : ndarray of shape (n_components,)
         Coefficients c of the least-squares fit ``f(x) = sum_{i in R} c_i
@@ -455,7 +451,7 @@ class FastEvoMMC(_BaseEvoMMC):
             Interval(Real, 0, 1, closed="right"),
             None,
         ],
-        "landmarks": [StrOptions({"kmeans", "random"})],
+        "landmarks": [StrOptions({"kmeans", "random"}), "array-like"],
     }
 
     def __init__(
@@ -523,7 +519,11 @@ class FastEvoMMC(_BaseEvoMMC):
             return int(r)
         return max(1, math.ceil(r * n_samples))
 
-    def _check_params_vs_input(self, n_samples):
+    def _check_params_vs_input(self, X):
+        n_samples = X.shape[0]
+        if not isinstance(self.landmarks, str):
+            self._check_landmarks(X)
+            return
         r = self._n_landmarks(n_samples)
         if r > n_samples:
             raise ValueError(
@@ -531,10 +531,36 @@ class FastEvoMMC(_BaseEvoMMC):
                 f"from n_samples={n_samples} samples; use at most {n_samples}."
             )
 
+    def _check_landmarks(self, X):
+        """The landmarks given as an array, validated against X."""
+        landmarks = check_array(self.landmarks, dtype=[np.float64, np.float32])
+        if landmarks.shape[1] != X.shape[1]:
+            raise ValueError(
+                f"landmarks given as an array must have the {X.shape[1]} features "
+                f"of X; got shape {landmarks.shape}."
+            )
+        if self.n_components not in (None, landmarks.shape[0]):
+            raise ValueError(
+                f"n_components={self.n_components} does not match the "
+                f"{landmarks.shape[0]} landmarks given; leave it at None."
+            )
+        return np.ascontiguousarray(landmarks, dtype=X.dtype)
+
     def _fit_basis(self, X, gamma, random_state):
         n_samples = X.shape[0]
-        r = self._n_landmarks(n_samples)
         seed = draw_seeds(random_state)
+        if not isinstance(self.landmarks, str):
+            centres = self._check_landmarks(X)
+            feature_map = nystroem(
+                centres,
+                centres.shape[0],
+                random_state=seed,
+                **self._kernel_params(gamma),
+            )
+            self.landmarks_ = None
+            self.X_landmarks_ = feature_map.components_
+            return self._nystroem_model(feature_map, X)
+        r = self._n_landmarks(n_samples)
         if self.landmarks == "kmeans" and r < n_samples:
             centres = kmeans_landmarks(X, r, np.random.RandomState(seed))
             # Every centre is a landmark (in the order of a permutation).
@@ -549,6 +575,11 @@ class FastEvoMMC(_BaseEvoMMC):
             )
             self.landmarks_ = feature_map.component_indices_
         self.X_landmarks_ = feature_map.components_
+        return self._nystroem_model(feature_map, X)
+
+    def _nystroem_model(self, feature_map, X):
+        """The basis of the map's kernel matrix and the map from the winner's
+        coordinates to ``dual_coef_``."""
         basis, right = nystroem_basis(feature_map, X, self.reg)
         dual_coef = functools.partial(
             nystroem_dual_coef,

@@ -7,11 +7,10 @@ explicit feature map of X (:class:`mmc.kernels.KernelFeatureMap`).
 
 from numbers import Integral, Real
 
-import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from mmc._base import decision_values
+from mmc._base import _BinaryPredictMixin, decision_values
 from mmc._docstrings import KERNEL_COEFFICIENTS
 from mmc.kernels import FEATURE_MAP_KERNELS, KernelFeatureMap
 
@@ -107,7 +106,7 @@ class _FeatureMapMixin:
         return self.kernel_map_.transform(X)
 
 
-class _LinearDecisionMixin(_FeatureMapMixin):
+class _LinearDecisionMixin(_BinaryPredictMixin, _FeatureMapMixin):
     """``decision_function`` and ``predict`` of a fitted binary hyperplane.
 
     Expects ``coef_`` of shape (n_features,) and a float ``intercept_``;
@@ -131,18 +130,3 @@ class _LinearDecisionMixin(_FeatureMapMixin):
         X = self._validate_features(X, reset=False)
         return decision_values(X, self.coef_, self.intercept_)
 
-    def predict(self, X):
-        """Assign samples to the side of the hyperplane they fall on.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        labels : ndarray of shape (n_samples,)
-            0 or 1 for each sample; ``predict`` on the training data equals
-            ``labels_``.
-        """
-        return (self.decision_function(X) > 0).astype(np.intp)

@@ -270,7 +270,7 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
     ``tol=3e-3`` changed the mean digit-pair error by less than 0.01 point
     for three times the steps.
 
-    With a kernel (``bench/odmc_kernel.md``): at the rbf kernel's
+    With a kernel (``bench/studies/odmc_kernel.md``): at the rbf kernel's
     ``gamma="scale"`` and ``lam=2``, a wrong split of the two moons has a
     lower unrelaxed objective than the true one (0.44 against 0.56), so no
     search can find it; from ``lam=10`` on the true split is the cheapest.

@@ -14,7 +14,7 @@ Both come from the objective, not from the search: on 1v8, 1v9, 1v2 and 7v9
 a split by writing style (for instance the 9s drawn with a straight stem go
 with the 7s) has a lower MMC objective than the split by digit, even against
 runs started from the true digits, for every C and class_balance tried
-(bench/cpmmc_digits.md records the study and the command).
+(bench/studies/cpmmc_objective.md records the study and the command).
 """
 
 import itertools
@@ -208,7 +208,7 @@ def test_odmc_breast_cancer_at_least_kmeans():
 # EvoMMC and FastEvoMMC (their issue's contract): error on the paper's four
 # pairs and on average over the 45; FastEvoMMC with a tenth of the samples as
 # landmarks within 1 point of EvoMMC on each of the four pairs and on the
-# mean (bench/evommc.md). Within 1 point on every one of the 45 pairs is not
+# mean (bench/studies/evommc.md). Within 1 point on every one of the 45 pairs is not
 # met (strict xfail below).
 EVO_HARD_PAIR_LIMITS = {(3, 8): 3.0, (1, 7): 0.3, (2, 7): 0.3, (8, 9): 4.0}
 EVO_MEAN_LIMIT = 1.0
@@ -323,7 +323,7 @@ def cpm3c_subset_accuracies():
                 pytest.mark.xfail(
                     strict=True,
                     reason=f"measured {_CPM3C_SUBSET_MEASURED[digits]}; "
-                    "see bench/cpm3c.md",
+                    "see bench/studies/cpm3c.md",
                 )
             ],
         )
@@ -361,7 +361,7 @@ def test_cpm3c_ten_digits_keeps_every_cluster(cpm3c_ten_digits):
 @pytest.mark.xfail(
     strict=True,
     reason="measured 69.7% against k-means 79.2%: the MMC objective is lower "
-    "there than at the SVM of the k-means clustering; see bench/cpm3c.md",
+    "there than at the SVM of the k-means clustering; see bench/studies/cpm3c.md",
 )
 def test_cpm3c_ten_digits_beats_kmeans(cpm3c_ten_digits):
     _, accuracy, kmeans = cpm3c_ten_digits

@@ -1,6 +1,6 @@
 """Tests of mmc._core._cpm3c against NumPy references written here.
 
-The working set is stored as in mmc._cpm3c._MulticlassConstraints: a uint8
+The working set is stored as in mmc._cpm3c_constraints.MulticlassConstraints: a uint8
 matrix ``constraints`` of shape (n_samples, capacity) holding 0 (sample not
 in the constraint) or r + 1 (its competing class r), the statistics B
 (capacity, k, d), the offsets A (capacity,) and the Frobenius Gram matrix of

@@ -9,7 +9,6 @@ import scipy.sparse as sp
 from sklearn.exceptions import ConvergenceWarning
 
 from mmc import CPM3C
-from mmc._cpm3c import _MulticlassConstraints
 from mmc.datasets import make_sparse_clusters
 from mmc.metrics import clustering_error
 
@@ -169,6 +168,25 @@ def test_block_descent_with_pinned_assignments(monkeypatch):
     # to the precision of the cutting plane (C * epsilon).
     params = dict(n_clusters=4, init="kmeans", n_init=1, epsilon=1e-4, max_iter=500)
     descended = CPM3C(random_state=0, **params).fit(X)
-    monkeypatch.setattr(_MulticlassConstraints, "release", lambda self: False)
-    svm = CPM3C(random_state=0, **params).fit(X)
+    svm = CPM3C(random_state=0, refine_init=False, **params).fit(X)
     assert descended.objective_ <= svm.objective_ + descended._resolve_C() * 1e-4
+
+
+def test_refine_init_false_trains_the_svm_of_the_initial_clustering():
+    X, y = blobs(3, distance=8.0, seed=4)
+    # A wrong clustering (six samples given another cluster) is kept as it
+    # is: the objective is that of the multiclass SVM of that clustering,
+    # higher than the SVM of the true clustering and than what a free run
+    # descends to from it.
+    wrong = y.copy()
+    wrong[:6] = (wrong[:6] + 1) % 3
+    params = dict(n_clusters=3, n_init=1, epsilon=1e-4, max_iter=500)
+    fixed = CPM3C(init=wrong, refine_init=False, **params).fit(X)
+    true = CPM3C(init=y, refine_init=False, **params).fit(X)
+    free = CPM3C(init=wrong, **params).fit(X)
+    assert clustering_error(y, free.labels_) == 0.0
+    assert fixed.objective_ > true.objective_
+    assert fixed.objective_ > free.objective_
+    assert free.objective_ == pytest.approx(true.objective_, rel=1e-2)
+    with pytest.raises(ValueError, match="'refine_init' parameter"):
+        CPM3C(refine_init="no").fit(X)

@@ -360,3 +360,24 @@ def test_ascent_never_worsens_the_fitness_and_keeps_the_balance():
         assert abs(int(better.sum())) <= bound
         # A fixed point: one more step changes nothing.
         np.testing.assert_array_equal(ascend(basis, better, bound, max_steps=1), better)
+
+
+def test_landmarks_given_as_an_array():
+    X, y = two_blobs(n_per_cluster=80, distance=3.0, seed=13)
+    drawn = FastEvoMMC(n_components=20, landmarks="random", random_state=0).fit(X)
+    given = FastEvoMMC(landmarks=X[drawn.landmarks_], random_state=0).fit(X)
+    assert given.landmarks_ is None
+    # The same rows, in the order of the map's permutation.
+    np.testing.assert_array_equal(
+        np.sort(given.X_landmarks_, axis=0), np.sort(X[drawn.landmarks_], axis=0)
+    )
+    # The same landmarks give the same Nystroem kernel, hence the same search.
+    np.testing.assert_array_equal(given.labels_, drawn.labels_)
+    assert given.fitness_ == pytest.approx(drawn.fitness_, rel=1e-9)
+    np.testing.assert_array_equal(given.predict(X), given.labels_)
+    with pytest.raises(ValueError, match="must have the 5 features of X"):
+        FastEvoMMC(landmarks=X[:10, :3]).fit(X)
+    with pytest.raises(ValueError, match="does not match the 10 landmarks"):
+        FastEvoMMC(landmarks=X[:10], n_components=12).fit(X)
+    with pytest.raises(ValueError, match="'landmarks' parameter"):
+        FastEvoMMC(landmarks="farthest").fit(X)

@@ -12,7 +12,7 @@ parameters and ``random_state=0``:
 * the fit time and peak memory of FastEvoMMC against n on synthetic data
   with 784 features and r = n / 100 landmarks (up to n = 70000, r = 700).
 
-``markdown`` renders the result (``bench/evommc.md`` holds a full run).
+``markdown`` renders the result (``bench/studies/evommc.md`` holds a full run).
 """
 
 import itertools

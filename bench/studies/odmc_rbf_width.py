@@ -1,4 +1,6 @@
-"""ODMC with the rbf kernel: error against the kernel width (bench/odmc_rbf_width.md).
+"""ODMC with the rbf kernel: error against the kernel width.
+
+Recorded in bench/studies/odmc_rbf_width.md.
 
 For widths gamma = m * scale (scale = 1 / (n_features * X.var()), as for
 gamma="scale"), prints the error of ODMC on two moons and circles (n=1000, as
@@ -7,7 +9,7 @@ runs chosen by objective (labels are used to score, never to choose), and the
 mean error over the 45 digit pairs of load_digits / 16 for single runs and
 for the best of six.
 
-    python bench/odmc_rbf_width.py
+    python bench/studies/odmc_rbf_width.py
 """
 
 import itertools

@@ -8,7 +8,8 @@ the estimator never sees labels. If the lowest objective belongs to a run
 that is far from the digits, no restart rule based on the objective can
 reach the digits, whatever the search.
 
-Usage: python bench/cpmmc_objective_study.py [--out bench/cpmmc_objective_study.json]
+Usage:
+    python bench/studies/cpmmc_objective.py [--out bench/studies/cpmmc_objective.json]
 """
 
 import argparse
@@ -62,7 +63,7 @@ def study(C, class_balance, X, y):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default="bench/cpmmc_objective_study.json")
+    parser.add_argument("--out", default="bench/studies/cpmmc_objective.json")
     args = parser.parse_args()
     X, y = load_digits(return_X_y=True)
     X = X / 16.0

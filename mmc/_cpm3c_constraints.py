@@ -1,0 +1,251 @@
+"""The working set of CPM3C: multiclass constraints, their statistics and W.
+
+CPM3C (Zhao, Wang and Zhang, 2008) adds constraints that give each sample
+nothing or a competing class (eq. 14 of the paper), and solves each
+restricted problem by CCCP; :class:`MulticlassConstraints` implements the
+working-set interface of :func:`mmc._cutting_plane.cutting_plane_run` for
+it. The row loops are in ``mmc/_core/_cpm3c.pyx``, the dual QP in
+:class:`mmc._qp.CPM3CDual`.
+"""
+
+import numpy as np
+
+from mmc._base import grow_columns, grow_rows, row_kernel
+from mmc._core._common import mean_hinge_loss
+from mmc._core._cpm3c import (
+    apply_changes_dense,
+    apply_changes_sparse,
+    assign_dense,
+    assign_sparse,
+    class_sums_dense,
+    class_sums_sparse,
+    most_violated_dense,
+    most_violated_sparse,
+)
+from mmc._qp import CPM3CDual
+
+
+def class_scores(assign, n_samples, W_T, intercepts, assignment):
+    """Best class of each sample by the bound kernel ``assign`` (the twin of
+    :func:`assign_dense` for X); returns (assignment, runner, gap)."""
+    runner = np.empty(n_samples, dtype=np.uint8)
+    gap = np.empty(n_samples)
+    changed = np.empty(n_samples, dtype=np.int32)
+    previous = np.empty(n_samples, dtype=np.uint8)
+    assign(W_T, intercepts, assignment, runner, gap, changed, previous)
+    return assignment, runner, gap
+
+
+class MulticlassConstraints:
+    """Working set of CPM3C and its current iterate W.
+
+    Constraint c gives each sample nothing or a competing class r (eq. 14);
+    linearised at the current assignments it reads
+    ``xi >= A_c - <B_c, W>`` (see :mod:`mmc._core._cpm3c`). The set keeps the
+    B_c (capacity, k, d), the A_c and their Frobenius Gram matrix; a change
+    of assignment updates them in the kernel by rank-one corrections.
+
+    It also holds the balance vectors D_p: ``<D_p, W>`` is the mean margin of
+    class p linearised at the current assignments,
+
+        (1/n) sum_i (t_ip - t_{i q_i(p)}),  q_i(p) = best class of i other than p,
+
+    so ``D_p[p] = mean(x)`` and ``D_p[q] = -(S_q + R_pq) / n`` for q != p,
+    with S_q the sum of the samples assigned to q and R_pq the sum of those
+    assigned to p whose second-best class is q. It implements the interface
+    of :func:`mmc._cutting_plane.cutting_plane_run`.
+    """
+
+    def __init__(
+        self, X, x_mean, capacity, C, class_balance, n_clusters, repin, relabel
+    ):
+        n_samples, n_features = X.shape
+        self.X = X
+        self.x_mean = x_mean
+        self._assign = row_kernel(X, assign_dense, assign_sparse)
+        self._most_violated = row_kernel(X, most_violated_dense, most_violated_sparse)
+        self._apply_changes = row_kernel(X, apply_changes_dense, apply_changes_sparse)
+        self._class_sums = row_kernel(X, class_sums_dense, class_sums_sparse)
+        self.n_clusters = n_clusters
+        self.dual = CPM3CDual(C, class_balance, n_clusters)
+        self.size = 0
+        self.constraints = np.zeros((n_samples, capacity), dtype=np.uint8)
+        self.B = np.zeros((capacity, n_clusters, n_features))
+        self.offsets_ = np.zeros(capacity)
+        self.gram = np.zeros((capacity, capacity))
+        self._shift = np.zeros(capacity)
+        self._sums = np.zeros((n_clusters, n_features))
+        self._runner_sums = np.zeros((n_clusters, n_clusters, n_features))
+        self.D = np.zeros((n_clusters, n_clusters, n_features))
+        self.W = np.zeros((n_clusters, n_features))
+        self._W_T = np.zeros((n_features, n_clusters))
+        self._no_intercepts = np.zeros(n_clusters)
+        self.assignment = np.zeros(n_samples, dtype=np.uint8)
+        self.runner = np.zeros(n_samples, dtype=np.uint8)
+        self.gap = np.zeros(n_samples)
+        self._changed = np.empty(n_samples, dtype=np.int32)
+        self._previous = np.empty(n_samples, dtype=np.uint8)
+        self.pinned = False
+        self.repin = repin
+        self.relabel = relabel
+        self.tol = 1e-4
+        self._released_objective = np.inf
+
+    def _grow(self):
+        capacity = 2 * self.constraints.shape[1]
+        self.constraints = grow_columns(self.constraints, capacity)
+        self.gram = grow_columns(grow_rows(self.gram, capacity), capacity)
+        for name in ("B", "offsets_", "_shift"):
+            grow_rows(getattr(self, name), capacity)
+
+    def start(self, centres):
+        """Start from cluster centres, with the assignments held fixed.
+
+        Each sample is assigned to its nearest centre, and its competing
+        class is the second nearest (at W = 0 every pair of scores ties, so
+        the first constraint holds every sample). The assignments then stay
+        fixed until the cutting plane converges, which trains a multiclass
+        SVM on the initial clustering (:meth:`release` lets them go). Started
+        from W = 0 with free assignments instead, the first CCCP steps empty
+        clusters that the SVM solution keeps, at a higher MMC objective.
+        """
+        self.pinned = True
+        # -|x - c|^2 = 2 x.c - |c|^2 - |x|^2, and |x|^2 does not change the
+        # order of the classes.
+        _, self.runner, _ = class_scores(
+            self._assign,
+            self.X.shape[0],
+            np.ascontiguousarray(2.0 * centres.T),
+            -np.einsum("ij,ij->i", centres, centres),
+            self.assignment,
+        )
+        self.gap[:] = 0.0
+        self._update_balance()
+
+    def _update_balance(self):
+        """Balance vectors D_p at the current assignments (one pass over X)."""
+        self._class_sums(self.assignment, self.runner, self._sums, self._runner_sums)
+        D = self.D
+        np.add(self._sums[None, :, :], self._runner_sums, out=D)
+        D /= -self.X.shape[0]
+        D[np.arange(self.n_clusters), np.arange(self.n_clusters)] = self.x_mean
+        self._previous_runner = self.runner.copy()
+
+    def add_most_violated(self):
+        """Append the most violated constraint at the iterate (eq. 14)."""
+        if self.size == self.constraints.shape[1]:
+            self._grow()
+        k = self.size
+        violation, size = self._most_violated(
+            self.assignment, self.runner, self.gap, self.constraints, k, self.B[k]
+        )
+        self.offsets_[k] = size
+        return violation
+
+    def commit(self):
+        """Keep the constraint written by the last :meth:`add_most_violated`."""
+        k = self.size
+        flat = self.B[: k + 1].reshape(k + 1, -1)
+        row = flat @ flat[k]
+        self.gram[k, : k + 1] = row
+        self.gram[: k + 1, k] = row
+        self.size += 1
+
+    def solve(self):
+        """Solve the dual QP and recover W."""
+        k = self.size
+        B = self.B[:k].reshape(k, -1)
+        D = self.D.reshape(self.n_clusters, -1)
+        lam, m = self.dual.solve(self.gram[:k, :k], self.offsets_[:k], B @ D.T, D @ D.T)
+        self.W = (lam @ B - m @ D).reshape(self.W.shape)
+        self._W_T = np.ascontiguousarray(self.W.T)
+
+    def release(self):
+        """Let the assignments follow W; False if the run is over.
+
+        Called when the cutting plane has converged with the assignments
+        held fixed, i.e. at the multiclass SVM of the current clustering.
+        Without ``repin`` the assignments follow W from now on (CCCP). With
+        ``repin`` every sample moves to its best class at W and the
+        assignments are pinned again: moving a sample to its best class can
+        only lower the MMC objective at that W (the hinge loss of a sample is
+        smallest for its best class), and the next SVM, warm-started from
+        the constraints kept (each stays a lower bound of the loss under the
+        new assignments), lowers it again. This block descent ends when no
+        assignment changes or the objective no longer decreases by ``tol``;
+        the state is then left as it is, so that the loss reported by the
+        driver is that of the pinned assignments (equal to the MMC loss when
+        nothing would change).
+        """
+        if not self.pinned or not self.relabel:
+            return False
+        if not self.repin:
+            self.pinned = False
+            self.update()
+            return True
+        assignment = self.assignment.copy()
+        _, _, gap = class_scores(
+            self._assign, self.X.shape[0], self._W_T, self._no_intercepts, assignment
+        )
+        if np.array_equal(assignment, self.assignment):
+            return False
+        objective = 0.5 * self.squared_norm() + self.dual.C * mean_hinge_loss(gap)
+        if objective >= self._released_objective * (1.0 - self.tol):
+            return False
+        self._released_objective = objective
+        self.pinned = False
+        self.update()
+        self.pinned = True
+        return True
+
+    def update(self):
+        """Assignments at the new W; update the statistics of the constraints."""
+        n_changed = self._assign(
+            self._W_T,
+            self._no_intercepts,
+            self.assignment,
+            self.runner,
+            self.gap,
+            self._changed,
+            self._previous,
+            pinned=self.pinned,
+        )
+        n_updates = 0
+        if n_changed:
+            n_updates = self._apply_changes(
+                self._changed,
+                self._previous,
+                n_changed,
+                self.assignment,
+                self.constraints,
+                self.size,
+                B=self.B,
+                offsets=self.offsets_,
+                gram=self.gram,
+                shift=self._shift,
+            )
+        # The balance vectors follow the runners-up as well as the classes.
+        if n_changed or not np.array_equal(self.runner, self._previous_runner):
+            self._update_balance()
+            n_updates += 1
+        return n_updates
+
+    def slack(self):
+        """Slack of the restricted problem at W."""
+        k = self.size
+        products = self.B[:k].reshape(k, -1) @ self.W.ravel()
+        return max(0.0, float((self.offsets_[:k] - products).max()))
+
+    def squared_norm(self):
+        return float(np.vdot(self.W, self.W))
+
+    def loss(self):
+        """Mean multiclass hinge loss at the iterate."""
+        return mean_hinge_loss(self.gap)
+
+    def n_empty_clusters(self):
+        counts = np.bincount(self.assignment, minlength=self.n_clusters)
+        return int((counts == 0).sum())
+
+    def solution(self):
+        return self.W, None
