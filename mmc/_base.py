@@ -2,9 +2,8 @@
 
 Validation happens here and only here: the estimators call
 :meth:`_BaseMMC._validate_X`, and the Cython kernels downstream assume
-C-contiguous float32/float64 arrays or CSR matrices with int32 indices. A
-fit chooses between the dense and the CSR twin of a kernel once, with
-:func:`row_kernel`.
+C-contiguous float32/float64 arrays or CSR matrices with int32 indices,
+which they read through :func:`rows`.
 """
 
 import functools
@@ -20,8 +19,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.parallel import _get_threadpool_controller
 from sklearn.utils.validation import validate_data
 
-from mmc._core._common import column_sums_dense, column_sums_sparse
-from mmc._core._linear import decision_values_dense, decision_values_sparse
+from mmc._core import _linear
+from mmc._core._common import column_sums
 
 # Initialisations known to every two-cluster estimator (see mmc/_starts.py).
 INIT_METHODS = ("pca", "kmeans", "random")
@@ -140,7 +139,7 @@ def _with_int32_indices(X):
 def column_means(X):
     """Mean of the rows of a validated X, in float64."""
     out = np.zeros(X.shape[1])
-    row_kernel(X, column_sums_dense, column_sums_sparse)(out)
+    row_kernel(X, column_sums)(out)
     out /= X.shape[0]
     return out
 
@@ -149,7 +148,7 @@ def decision_values(X, coef, intercept, out=None):
     """Return ``X @ coef + intercept`` for a validated X, in float64."""
     if out is None:
         out = np.empty(X.shape[0])
-    row_kernel(X, decision_values_dense, decision_values_sparse)(coef, intercept, out)
+    row_kernel(X, _linear.decision_values)(coef, intercept, out)
     return out
 
 
@@ -198,17 +197,30 @@ def grow_columns(array, capacity):
     return grown
 
 
-def row_kernel(X, dense, sparse):
-    """The twin of a row kernel that fits X, bound to X's arrays.
+# The index arrays of a dense X in the kernels' view of the rows: empty.
+_DENSE_INDEX = np.empty(0, dtype=np.int32)
+_DENSE_INDEX.flags.writeable = False
 
-    ``row_kernel(X, f_dense, f_sparse)(*args, **kwargs)`` calls
-    ``f_sparse(X.data, X.indices, X.indptr, *args, **kwargs)`` for a CSR X
-    and ``f_dense(X, *args, **kwargs)`` otherwise: the choice is made once,
-    where the kernel is bound (once per fit), not at every call.
+
+def rows(X):
+    """The rows of a validated X as the kernels read them.
+
+    Returns ``(X_data, X_indices, X_indptr, n_features)``: the arrays of a
+    CSR X, or the values of a dense (C-contiguous) X flattened, without a
+    copy, and empty index arrays (see ``mmc/_core/_common.pxd``).
     """
     if sp.issparse(X):
-        return functools.partial(sparse, X.data, X.indices, X.indptr)
-    return functools.partial(dense, X)
+        return X.data, X.indices, X.indptr, X.shape[1]
+    return X.reshape(-1), _DENSE_INDEX, _DENSE_INDEX, X.shape[1]
+
+
+def row_kernel(X, kernel):
+    """``kernel`` bound to the rows of X: call it with its other arguments.
+
+    Every row kernel of ``mmc._core`` is written once for dense and CSR X;
+    binding it to X once per fit spares the call sites the storage of X.
+    """
+    return functools.partial(kernel, *rows(X))
 
 
 def single_blas_thread(fit):

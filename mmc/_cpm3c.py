@@ -9,7 +9,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from mmc._base import row_kernel, warn
-from mmc._core._cpm3c import assign_dense, assign_sparse
+from mmc._core._cpm3c import assign
 from mmc._cpm3c_constraints import MulticlassConstraints, class_scores
 from mmc._cutting_plane import _CuttingPlaneEstimator
 from mmc._docstrings import fill_doc
@@ -362,7 +362,7 @@ class CPM3C(_CuttingPlaneEstimator):
         """Best class of each sample of a validated X."""
         assignment = np.zeros(X.shape[0], dtype=np.uint8)
         class_scores(
-            row_kernel(X, assign_dense, assign_sparse),
+            row_kernel(X, assign),
             X.shape[0],
             np.ascontiguousarray(self.coef_.T),
             self.intercept_,

@@ -13,21 +13,17 @@ import numpy as np
 from mmc._base import grow_columns, grow_rows, row_kernel
 from mmc._core._common import mean_hinge_loss
 from mmc._core._cpm3c import (
-    apply_changes_dense,
-    apply_changes_sparse,
-    assign_dense,
-    assign_sparse,
-    class_sums_dense,
-    class_sums_sparse,
-    most_violated_dense,
-    most_violated_sparse,
+    apply_changes,
+    assign,
+    class_sums,
+    most_violated,
 )
 from mmc._qp import CPM3CDual
 
 
 def class_scores(assign, n_samples, W_T, intercepts, assignment):
-    """Best class of each sample by the bound kernel ``assign`` (the twin of
-    :func:`assign_dense` for X); returns (assignment, runner, gap)."""
+    """Best class of each sample by ``assign``, the kernel
+    :func:`mmc._core._cpm3c.assign` bound to X; returns (assignment, runner, gap)."""
     runner = np.empty(n_samples, dtype=np.uint8)
     gap = np.empty(n_samples)
     changed = np.empty(n_samples, dtype=np.int32)
@@ -62,10 +58,10 @@ class MulticlassConstraints:
         n_samples, n_features = X.shape
         self.X = X
         self.x_mean = x_mean
-        self._assign = row_kernel(X, assign_dense, assign_sparse)
-        self._most_violated = row_kernel(X, most_violated_dense, most_violated_sparse)
-        self._apply_changes = row_kernel(X, apply_changes_dense, apply_changes_sparse)
-        self._class_sums = row_kernel(X, class_sums_dense, class_sums_sparse)
+        self._assign = row_kernel(X, assign)
+        self._most_violated = row_kernel(X, most_violated)
+        self._apply_changes = row_kernel(X, apply_changes)
+        self._class_sums = row_kernel(X, class_sums)
         self.n_clusters = n_clusters
         self.dual = CPM3CDual(C, class_balance, n_clusters)
         self.size = 0

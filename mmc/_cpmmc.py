@@ -6,11 +6,9 @@ from sklearn.base import _fit_context
 from mmc._base import decision_values, grow_columns, grow_rows, row_kernel
 from mmc._core._common import mean_hinge_loss, minimize_max_affine
 from mmc._core._cpmmc import (
-    apply_flips_dense,
-    apply_flips_sparse,
+    apply_flips,
     flip_signs,
-    most_violated_dense,
-    most_violated_sparse,
+    most_violated,
 )
 from mmc._cutting_plane import _BinaryCuttingPlane
 from mmc._docstrings import fill_doc
@@ -46,8 +44,8 @@ class _SubsetConstraints:
         self.signs = None
         self._flipped = np.empty(n_samples, dtype=np.int32)
         self.mean_sq_norm = float(x_mean @ x_mean)
-        self._most_violated = row_kernel(X, most_violated_dense, most_violated_sparse)
-        self._apply_flips = row_kernel(X, apply_flips_dense, apply_flips_sparse)
+        self._most_violated = row_kernel(X, most_violated)
+        self._apply_flips = row_kernel(X, apply_flips)
         self.size = 0
         self.constraints = np.zeros((n_samples, capacity), dtype=np.uint8)
         self.Z = np.zeros((capacity, n_features))

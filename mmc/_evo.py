@@ -197,7 +197,6 @@ class _BaseEvoMMC(_BinaryPredictMixin, _BaseMMC):
         return self._predictions(X) + self.intercept_
 
 
-
 @fill_doc(parameters=EVO_PARAMETERS, attributes=EVO_ATTRIBUTES)
 class EvoMMC(_BaseEvoMMC):
     """Evolutionary least-squares maximum margin clustering into two clusters.

@@ -129,4 +129,3 @@ class _LinearDecisionMixin(_BinaryPredictMixin, _FeatureMapMixin):
         check_is_fitted(self)
         X = self._validate_features(X, reset=False)
         return decision_values(X, self.coef_, self.intercept_)
-

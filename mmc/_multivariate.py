@@ -8,7 +8,7 @@ from sklearn.utils._openmp_helpers import _openmp_effective_n_threads
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from mmc._base import grow_rows, row_kernel
-from mmc._core._common import signed_row_sum_dense, signed_row_sum_sparse
+from mmc._core._common import signed_row_sum
 from mmc._core._multivariate import (
     LOSS_ERROR,
     LOSS_FBETA,
@@ -61,9 +61,7 @@ class _RelabellingConstraints(_SubsetConstraints):
         self.xlogx = xlogx_table(X.shape[0])
         self.losses = np.zeros(capacity)
         self.n_positive = None
-        self._signed_row_sum = row_kernel(
-            X, signed_row_sum_dense, signed_row_sum_sparse
-        )
+        self._signed_row_sum = row_kernel(X, signed_row_sum)
 
     def _grow(self):
         super()._grow()

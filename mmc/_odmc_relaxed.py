@@ -28,14 +28,11 @@ from mmc._base import (
     grow_rows,
     row_kernel,
 )
-from mmc._core._common import row_sq_norms_dense, row_sq_norms_sparse
+from mmc._core._common import row_sq_norms
 from mmc._core._odmc import (
-    coordinate_epoch_dense,
-    coordinate_epoch_sparse,
-    labelling_sums_dense,
-    labelling_sums_sparse,
-    mixture_margins_dense,
-    mixture_margins_sparse,
+    coordinate_epoch,
+    labelling_sums,
+    mixture_margins,
 )
 from mmc._labelling import balanced_signs
 from mmc._seeds import draw_seeds
@@ -89,14 +86,10 @@ class LabellingWorkingSet:
         self.tau = tau
         self.row_mean_dot = decision_values(X, x_mean, 0.0)
         sq = np.empty(n_samples)
-        row_kernel(X, row_sq_norms_dense, row_sq_norms_sparse)(sq)
-        self._labelling_sums = row_kernel(
-            X, labelling_sums_dense, labelling_sums_sparse
-        )
-        self._epoch = row_kernel(X, coordinate_epoch_dense, coordinate_epoch_sparse)
-        self._mixture_margins = row_kernel(
-            X, mixture_margins_dense, mixture_margins_sparse
-        )
+        row_kernel(X, row_sq_norms)(sq)
+        self._labelling_sums = row_kernel(X, labelling_sums)
+        self._epoch = row_kernel(X, coordinate_epoch)
+        self._mixture_margins = row_kernel(X, mixture_margins)
         # |x_i - x_mean|^2, clipped at 0 against cancellation.
         self.row_sq_norm = np.maximum(sq - 2 * self.row_mean_dot + self.mean_sq, 0.0)
         self.a1 = np.zeros(n_samples)

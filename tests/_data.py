@@ -5,8 +5,9 @@ import scipy.sparse as sp
 from hypothesis import strategies as st
 
 
-def random_X(rng, n_samples, n_features, dtype, sparse, density=0.5,
-             scales=(1e-2, 1.0, 1e3)):  # fmt: skip
+def random_X(
+    rng, n_samples, n_features, dtype, sparse, density=0.5, scales=(1e-2, 1.0, 1e3)
+):
     """Random X with values of mixed sign and magnitude, so a wrong index shows.
 
     Each entry is kept with probability ``density`` and scaled by one of

@@ -16,7 +16,7 @@ import scipy.sparse as sp
 def column_sums(X):
     """Column sums of a dense or sparse X, accumulated in float64.
 
-    Twin of ``mmc._core._common.column_sums_{dense,sparse}``.
+    Twin of ``mmc._core._common.column_sums``.
     """
     if sp.issparse(X):
         return np.asarray(X.astype(np.float64).sum(axis=0)).ravel()
@@ -37,7 +37,7 @@ def _dense64(X):
 def decision_values(X, coef, intercept):
     """Decision values ``X @ coef + intercept`` in float64.
 
-    Twin of ``mmc._core._linear.decision_values_{dense,sparse}``.
+    Twin of ``mmc._core._linear.decision_values``.
     """
     return _dense64(X) @ np.asarray(coef, dtype=np.float64) + intercept
 
@@ -69,7 +69,7 @@ def constraint_statistics(X, constraints, n_constraints, signs, x_mean):
         Z[k] = (1/n) sum_i c_ki s_i x_i,  sign_sums[k] = (1/n) sum_i c_ki s_i,
         gram = Z Z',                      Z_mean = Z x_mean.
 
-    This is the state that ``mmc._core._cpmmc.apply_flips_{dense,sparse}``
+    This is the state that ``mmc._core._cpmmc.apply_flips``
     must maintain incrementally (and that ``most_violated_*`` starts for one
     column); the tests check the kernels against it.
     """
@@ -85,7 +85,7 @@ def constraint_statistics(X, constraints, n_constraints, signs, x_mean):
 def apply_flips(X, flipped, signs, constraints, n_constraints, x_mean, Z, sign_sums):
     """Statistics after the samples ``flipped`` took their new ``signs``.
 
-    Twin of ``mmc._core._cpmmc.apply_flips_{dense,sparse}``: each flipped
+    Twin of ``mmc._core._cpmmc.apply_flips``: each flipped
     sample i adds ``(2/n) s_i x_i`` to ``Z[k]`` and ``(2/n) s_i`` to
     ``sign_sums[k]`` for every constraint k (among the first
     ``n_constraints``) that contains it; ``gram`` and ``Z_mean`` are then
@@ -110,7 +110,7 @@ def apply_flips(X, flipped, signs, constraints, n_constraints, x_mean, Z, sign_s
 def most_violated(X, decision):
     """Most violated constraint at ``decision`` and its statistics.
 
-    Twin of ``mmc._core._cpmmc.most_violated_{dense,sparse}``: returns
+    Twin of ``mmc._core._cpmmc.most_violated``: returns
     ``(c, z, violation, size, sign_sum)`` with ``c_i = |f_i| < 1`` (uint8),
     ``z = (1/n) sum_i c_i s_i x_i``, ``violation = (1/n) sum_i c_i (1 - |f_i|)``,
     ``size = (1/n) sum_i c_i`` and ``sign_sum = (1/n) sum_i c_i s_i``.
@@ -246,7 +246,7 @@ def most_violated_labelling(decision, loss, beta=1.0):
 def signed_row_sum(X, labels):
     """``(1/n) sum_i labels[i] x_i``.
 
-    Twin of ``mmc._core._multivariate.signed_row_sum_{dense,sparse}``.
+    Twin of ``mmc._core._common.signed_row_sum``.
     """
     X = _dense64(X)
     return (np.asarray(labels, dtype=np.float64) @ X) / X.shape[0]
@@ -285,9 +285,13 @@ def odm_sample_maximiser(r_minus, q, c1, c2, theta, tau):
     def value(a1, a2):
         b = a1 - a2
         return (
-            -r_minus * b - 0.5 * q * b * b - 0.5 * c1 * a1 * a1 - 0.5 * c2 * a2 * a2
-            + (1 - theta) * a1 - (1 + theta) * a2
-        )  # fmt: skip
+            -r_minus * b
+            - 0.5 * q * b * b
+            - 0.5 * c1 * a1 * a1
+            - 0.5 * c2 * a2 * a2
+            + (1 - theta) * a1
+            - (1 + theta) * a2
+        )
 
     g = np.array([1 - theta - r_minus, -(1 + theta) + r_minus])
     H = np.array([[q + c1, -q], [-q, q + c2]])  # minus the Hessian
@@ -311,7 +315,7 @@ def odm_sample_maximiser(r_minus, q, c1, c2, theta, tau):
 def odm_statistics(X, weights, Y, n_labellings):
     """``U[k] = (1/n) X'(weights o y_k)`` and ``sigma[k] = (1/n) weights . y_k``.
 
-    Twin of ``mmc._core._odmc.labelling_sums_{dense,sparse}``.
+    Twin of ``mmc._core._odmc.labelling_sums``.
     """
     X = _dense64(X)
     W = np.asarray(Y[:, :n_labellings], dtype=np.float64) * np.asarray(weights)[:, None]
@@ -321,7 +325,7 @@ def odm_statistics(X, weights, Y, n_labellings):
 def odm_mixture_margins(X, Y, n_labellings, mu, lam, a1, a2):
     """``r_i = lam sum_k mu_k y_ik xc_i . z_k`` from scratch, xc centred rows.
 
-    Twin of ``mmc._core._odmc.mixture_margins_{dense,sparse}`` (which reads
+    Twin of ``mmc._core._odmc.mixture_margins`` (which reads
     z_k from statistics kept up to date; here they come from a1 - a2).
     """
     X = _dense64(X)
@@ -338,7 +342,7 @@ def odm_margin_spread(X, Y, n_labellings, mu, lam, a1, a2, weights):
 
     ``m_ik`` are the margins of labelling k alone and ``r_i`` those of the
     mixture, both from :func:`odm_mixture_margins`. Twin of the ``spread``
-    output of ``mmc._core._odmc.mixture_margins_{dense,sparse}``.
+    output of ``mmc._core._odmc.mixture_margins``.
     """
     mixture = odm_mixture_margins(X, Y, n_labellings, mu, lam, a1, a2)
     alone = [
@@ -352,7 +356,7 @@ def odm_margin_spread(X, Y, n_labellings, mu, lam, a1, a2, weights):
 def row_sq_norms(X):
     """``|x_i|^2`` of every row (not centred), in float64.
 
-    Twin of ``mmc._core._odmc.row_sq_norms_{dense,sparse}``.
+    Twin of ``mmc._core._common.row_sq_norms``.
     """
     return np.einsum("ij,ij->i", _dense64(X), _dense64(X))
 
@@ -360,7 +364,7 @@ def row_sq_norms(X):
 def odm_coordinate_epoch(X, Y, n_labellings, mu, order, lam, theta, nu, tau, a1, a2):
     """One epoch of exact coordinate maximisation of ``sum_k mu_k G_k``.
 
-    Twin of ``mmc._core._odmc.coordinate_epoch_{dense,sparse}``: recomputes
+    Twin of ``mmc._core._odmc.coordinate_epoch``: recomputes
     every ``z_k`` from scratch before each sample. Returns the new a1, a2.
     """
     X = _dense64(X)

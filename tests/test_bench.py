@@ -67,9 +67,14 @@ def test_quick_run_writes_report_json_and_figures(tmp_path):
 def test_estimators_option_selects_and_rejects_unknown_names(tmp_path):
     out = tmp_path / "one"
     result = _run_bench(
-        "accuracy", "--quick", "--estimators", "CPMMC", "--out", str(out),
+        "accuracy",
+        "--quick",
+        "--estimators",
+        "CPMMC",
+        "--out",
+        str(out),
         cwd=tmp_path,
-    )  # fmt: skip
+    )
     assert result.returncode == 0, result.stderr
     results = json.loads((out / "results.json").read_text())
     # KMeans is always timed: it is the reference of the time ratios.

@@ -330,9 +330,12 @@ def test_no_warning_on_easy_data(Estimator):
 
 def test_other_sparse_formats_are_converted(Estimator):
     X, _ = make_sparse_clusters(
-        n_samples=200, n_features=100, nnz_per_row=10, separation=0.6,
+        n_samples=200,
+        n_features=100,
+        nnz_per_row=10,
+        separation=0.6,
         random_state=2,
-    )  # fmt: skip
+    )
     reference = Estimator(init="random", random_state=0).fit(X)
     for fmt in ("csc", "coo", "lil", "dok"):
         est = Estimator(init="random", random_state=0).fit(X.asformat(fmt))
@@ -379,10 +382,19 @@ def test_same_result_in_another_process(Estimator, tmp_path):
         "print(repr(est.objective_))\n"
     )
     result = subprocess.run(
-        [sys.executable, "-I", "-c", script, str(tmp_path / "X.npy"),
-         str(tmp_path / "labels.npy")],
-        capture_output=True, text=True, cwd=tmp_path, timeout=120,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-I",
+            "-c",
+            script,
+            str(tmp_path / "X.npy"),
+            str(tmp_path / "labels.npy"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     np.testing.assert_array_equal(np.load(tmp_path / "labels.npy"), here.labels_)
     assert float(result.stdout) == here.objective_

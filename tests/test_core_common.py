@@ -1,7 +1,7 @@
 """Tests of mmc._core._common against their NumPy twins in _reference.py.
 
-The dense and the CSR kernel are called as the estimators call them, bound
-to X by :func:`mmc._base.row_kernel`.
+Each kernel is called on dense and CSR X as the estimators call it, bound to
+the rows of X by :func:`mmc._base.row_kernel`.
 """
 
 import numpy as np
@@ -10,20 +10,13 @@ import scipy.sparse as sp
 from _data import random_X
 from _reference import balanced_signs, column_sums, signed_row_sum
 
-from mmc._base import row_kernel
+from mmc._base import row_kernel, rows
+from mmc._core import _common
 from mmc._core._common import balanced_signs as balanced_signs_kernel
-from mmc._core._common import (
-    column_sums_dense,
-    column_sums_sparse,
-    row_sq_norms_dense,
-    row_sq_norms_sparse,
-    signed_row_sum_dense,
-    signed_row_sum_sparse,
-)
 
 
 def _column_sums_kernel(X, out):
-    row_kernel(X, column_sums_dense, column_sums_sparse)(out)
+    row_kernel(X, _common.column_sums)(out)
 
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
@@ -64,8 +57,8 @@ def test_column_sums_read_only_input():
     for a in (X, X_csr.data, X_csr.indices, X_csr.indptr):
         a.setflags(write=False)
     out_dense, out_sparse = np.zeros(6), np.zeros(6)
-    column_sums_dense(X, out_dense)
-    column_sums_sparse(X_csr.data, X_csr.indices, X_csr.indptr, out_sparse)
+    _common.column_sums(*rows(X), out_dense)
+    _common.column_sums(*rows(X_csr), out_sparse)
     np.testing.assert_allclose(out_dense, column_sums(X), rtol=1e-7)
     np.testing.assert_allclose(out_sparse, column_sums(X), rtol=1e-7)
 
@@ -76,7 +69,7 @@ def test_row_sq_norms_match_reference(dtype, sparse):
     rng = np.random.default_rng(1)
     X = random_X(rng, 20, 9, dtype, sparse, scales=(0.5, 1.0, 2.0))
     out = np.full(20, np.nan)
-    row_kernel(X, row_sq_norms_dense, row_sq_norms_sparse)(out)
+    row_kernel(X, _common.row_sq_norms)(out)
     dense = (X.toarray() if sparse else X).astype(np.float64)
     np.testing.assert_allclose(out, (dense**2).sum(axis=1), rtol=1e-12)
 
@@ -121,5 +114,5 @@ def test_signed_row_sum(shape, dtype, sparse):
     # -1, 0 and +1: the estimator weighs only the relabelled samples.
     labels = rng.choice([-1, 0, 1], size=shape[0]).astype(np.int8)
     out = np.full(shape[1], np.nan)
-    row_kernel(X, signed_row_sum_dense, signed_row_sum_sparse)(labels, out)
+    row_kernel(X, _common.signed_row_sum)(labels, out)
     np.testing.assert_allclose(out, signed_row_sum(X, labels), rtol=1e-12, atol=1e-14)

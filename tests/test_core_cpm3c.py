@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from _data import random_X
 
+from mmc._base import rows
 from mmc._core import _common, _cpm3c
 
 RTOL = 1e-10
@@ -30,11 +31,8 @@ def _dense(X):
 
 
 def _call(name, X, *args, **kwargs):
-    """Call the dense or the CSR twin of a kernel on X."""
-    if hasattr(X, "indptr"):
-        kernel = getattr(_cpm3c, f"{name}_sparse")
-        return kernel(X.data, X.indices, X.indptr, *args, **kwargs)
-    return getattr(_cpm3c, f"{name}_dense")(X, *args, **kwargs)
+    """Call a kernel on the rows of X, dense or CSR."""
+    return getattr(_cpm3c, name)(*rows(X), *args, **kwargs)
 
 
 def _read_only(*arrays):
@@ -132,9 +130,17 @@ def test_assign_pinned_keeps_the_classes(dtype, sparse, k):
     changed = np.empty(60, dtype=np.int32)
     previous = np.empty(60, dtype=np.uint8)
     n_changed = _call(
-        "assign", X, W_T, intercepts, assignment, runner, gap, changed, previous,
+        "assign",
+        X,
+        W_T,
+        intercepts,
+        assignment,
+        runner,
+        gap,
+        changed,
+        previous,
         True,
-    )  # fmt: skip
+    )
     assert n_changed == 0
     np.testing.assert_array_equal(assignment, pinned)
     scores = _dense(X).astype(np.float64) @ W_T
@@ -150,10 +156,17 @@ def test_assign_ties_go_to_the_lowest_index():
         assignment = np.full(3, k - 1, dtype=np.uint8)
         runner = np.empty(3, dtype=np.uint8)
         gap = np.empty(3)
-        _cpm3c.assign_dense(
-            X, np.ones((2, k)), np.zeros(k), assignment, runner, gap,
-            np.empty(3, np.int32), np.empty(3, np.uint8),
-        )  # fmt: skip
+        _call(
+            "assign",
+            X,
+            np.ones((2, k)),
+            np.zeros(k),
+            assignment,
+            runner,
+            gap,
+            np.empty(3, np.int32),
+            np.empty(3, np.uint8),
+        )
         np.testing.assert_array_equal(assignment, 0)
         np.testing.assert_array_equal(runner, 1)
         np.testing.assert_array_equal(gap, 0.0)
@@ -228,9 +241,19 @@ def test_apply_changes_matches_recomputation(dtype, sparse, shape, k):
     previous = old[changed]
     _read_only(constraints, new, previous, changed)
     n_updates = _call(
-        "apply_changes", X, changed, previous, changed.size, new, constraints,
-        n_constraints, B, offsets, gram, np.empty(capacity),
-    )  # fmt: skip
+        "apply_changes",
+        X,
+        changed,
+        previous,
+        changed.size,
+        new,
+        constraints,
+        n_constraints,
+        B,
+        offsets,
+        gram,
+        np.empty(capacity),
+    )
     B1, A1, G1 = ref_statistics(X, new, constraints, n_constraints, k)
     scale = 1.0 + np.abs(B1).max()
     np.testing.assert_allclose(B[:n_constraints], B1, rtol=RTOL, atol=1e-12 * scale)

@@ -21,6 +21,7 @@ from _reference import (
     signs_of,
 )
 
+from mmc._base import rows
 from mmc._core import _common, _cpmmc
 
 RTOL = 1e-10
@@ -107,14 +108,20 @@ class _State:
         self.projections = np.zeros(capacity)
 
     def apply(self, flipped, n_flipped):
-        args = (
-            flipped, n_flipped, self.signs, self.constraints, self.n_constraints,
-            self.x_mean, self.Z, self.sign_sums, self.gram, self.Z_mean,
+        return _cpmmc.apply_flips(
+            *rows(self.X),
+            flipped,
+            n_flipped,
+            self.signs,
+            self.constraints,
+            self.n_constraints,
+            self.x_mean,
+            self.Z,
+            self.sign_sums,
+            self.gram,
+            self.Z_mean,
             self.projections,
-        )  # fmt: skip
-        if sp.issparse(self.X):
-            return _cpmmc.apply_flips_sparse(*_csr_parts(self.X), *args)
-        return _cpmmc.apply_flips_dense(self.X, *args)
+        )
 
     def used(self):
         k = self.n_constraints
@@ -171,9 +178,14 @@ def test_apply_flips_one_call_matches_reference(shape, dtype, sparse):
     n_updates = state.apply(flipped, n_flipped)
 
     *expected, expected_updates = apply_flips(
-        X, flipped[:n_flipped], state.signs, state.constraints, 5, state.x_mean,
+        X,
+        flipped[:n_flipped],
+        state.signs,
+        state.constraints,
+        5,
+        state.x_mean,
         *old[:2],
-    )  # fmt: skip
+    )
     assert n_updates == expected_updates > 0
     _assert_statistics_close(state.used(), expected)
     # The same state, recomputed from scratch at the new signs.
@@ -256,18 +268,22 @@ def test_apply_flips_no_samples(sparse):
     X = np.zeros((0, 3))
     X = sp.csr_matrix(X) if sparse else X
     buffers = dict(
-        Z=np.zeros((2, 3)), sign_sums=np.zeros(2), gram=np.zeros((2, 2)),
-        Z_mean=np.zeros(2), projections=np.zeros(2),
-    )  # fmt: skip
+        Z=np.zeros((2, 3)),
+        sign_sums=np.zeros(2),
+        gram=np.zeros((2, 2)),
+        Z_mean=np.zeros(2),
+        projections=np.zeros(2),
+    )
     args = (
-        np.empty(0, np.int32), 0, np.empty(0, np.int8), np.zeros((0, 2), np.uint8),
-        2, np.zeros(3), *buffers.values(),
-    )  # fmt: skip
-    if sparse:
-        n_updates = _cpmmc.apply_flips_sparse(*_csr_parts(X), *args)
-    else:
-        n_updates = _cpmmc.apply_flips_dense(X, *args)
-    assert n_updates == 0
+        np.empty(0, np.int32),
+        0,
+        np.empty(0, np.int8),
+        np.zeros((0, 2), np.uint8),
+        2,
+        np.zeros(3),
+        *buffers.values(),
+    )
+    assert _cpmmc.apply_flips(*rows(X), *args) == 0
 
 
 # --------------------------------------------------------------------------
@@ -275,11 +291,7 @@ def test_apply_flips_no_samples(sparse):
 
 
 def _most_violated_kernel(X, decision, constraints, column, z):
-    if sp.issparse(X):
-        return _cpmmc.most_violated_sparse(
-            *_csr_parts(X), decision, constraints, column, z
-        )
-    return _cpmmc.most_violated_dense(X, decision, constraints, column, z)
+    return _cpmmc.most_violated(*rows(X), decision, constraints, column, z)
 
 
 def _decision_around_the_margin(rng, n_samples):
@@ -394,13 +406,19 @@ def test_most_violated_then_flips_keep_the_working_set_exact(sparse):
             decision = decision + rng.normal(scale=0.3, size=n_samples)
             n_flipped = _cpmmc.flip_signs(decision, signs, flipped)
             args = (
-                flipped, n_flipped, signs, constraints, k + 1, x_mean, Z,
-                sign_sums, gram, Z_mean, projections,
-            )  # fmt: skip
-            if sparse:
-                _cpmmc.apply_flips_sparse(*_csr_parts(X), *args)
-            else:
-                _cpmmc.apply_flips_dense(X, *args)
+                flipped,
+                n_flipped,
+                signs,
+                constraints,
+                k + 1,
+                x_mean,
+                Z,
+                sign_sums,
+                gram,
+                Z_mean,
+                projections,
+            )
+            _cpmmc.apply_flips(*rows(X), *args)
         expected = constraint_statistics(X, constraints, k + 1, signs, x_mean)
         _assert_statistics_close(
             (Z[: k + 1], sign_sums[: k + 1], gram[: k + 1, : k + 1], Z_mean[: k + 1]),
@@ -421,8 +439,8 @@ def test_mean_margin_loss_matches_reference():
         assert loss == pytest.approx(mean_margin_loss(decision), rel=1e-12, abs=1e-300)
         # It is the violation of the most violated constraint.
         X = np.ones((n_samples, 1))
-        violation, _, _ = _cpmmc.most_violated_dense(
-            X, decision, np.zeros((n_samples, 1), np.uint8), 0, np.zeros(1)
+        violation, _, _ = _cpmmc.most_violated(
+            *rows(X), decision, np.zeros((n_samples, 1), np.uint8), 0, np.zeros(1)
         )
         assert loss == pytest.approx(violation, rel=1e-12, abs=1e-300)
     assert _common.mean_hinge_loss(np.empty(0), absolute=True) == 0.0

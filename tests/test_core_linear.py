@@ -16,15 +16,13 @@ from _reference import decision_values
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mmc._core._linear import decision_values_dense, decision_values_sparse
+from mmc._base import row_kernel
+from mmc._core import _linear
 
 
 def _kernel(X, coef, intercept, out):
-    """Call the dense or the CSR kernel, as mmc._base.decision_values does."""
-    if sp.issparse(X):
-        decision_values_sparse(X.data, X.indices, X.indptr, coef, intercept, out)
-    else:
-        decision_values_dense(X, coef, intercept, out)
+    """Call the kernel on the rows of X, as mmc._base.decision_values does."""
+    row_kernel(X, _linear.decision_values)(coef, intercept, out)
 
 
 def _assert_matches_reference(out, X, coef, intercept, rtol=1e-12):
@@ -56,7 +54,7 @@ def test_decision_values_match_reference(shape, dtype, sparse):
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_dense_and_sparse_twins_agree(dtype):
+def test_dense_and_sparse_agree(dtype):
     rng = np.random.default_rng(1)
     X = random_X(rng, 70, 9, dtype, sparse=True)
     coef = rng.normal(size=9)

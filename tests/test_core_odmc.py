@@ -16,13 +16,11 @@ from _reference import (
     odm_statistics,
 )
 
+from mmc._base import rows
 from mmc._core._odmc import (
-    coordinate_epoch_dense,
-    coordinate_epoch_sparse,
-    labelling_sums_dense,
-    labelling_sums_sparse,
-    mixture_margins_dense,
-    mixture_margins_sparse,
+    coordinate_epoch,
+    labelling_sums,
+    mixture_margins,
     solve_sample_wrapper,
 )
 
@@ -45,10 +43,7 @@ def _statistics(X, b, Y, k, capacity):
     """U, sigma (via the kernel under test) and ubar for the columns of Y."""
     U = np.zeros((capacity, X.shape[1]))
     sigma = np.zeros(capacity)
-    if sp.issparse(X):
-        labelling_sums_sparse(X.data, X.indices, X.indptr, b, Y, k, U, sigma)
-    else:
-        labelling_sums_dense(X, b, Y, k, U, sigma)
+    labelling_sums(*rows(X), b, Y, k, U, sigma)
     return U, sigma
 
 
@@ -91,14 +86,22 @@ def test_mixture_margins_match_reference(dtype, sparse):
     weights = np.where(rng.random(n) < 0.7, rng.random(n), 0.0)
     out = np.full(n, np.nan)
     spread = np.full(4, np.nan)
-    args = (
-        row_mean_dot, mean_sq, Y, k, mu, lam, U, sigma, ubar, weights, out,
-        spread, np.zeros(4),
-    )  # fmt: skip
-    if sparse:
-        mixture_margins_sparse(X.data, X.indices, X.indptr, *args)
-    else:
-        mixture_margins_dense(X, *args)
+    mixture_margins(
+        *rows(X),
+        row_mean_dot,
+        mean_sq,
+        Y,
+        k,
+        mu,
+        lam,
+        U,
+        sigma,
+        ubar,
+        weights,
+        out,
+        spread,
+        np.zeros(4),
+    )
     expected = odm_mixture_margins(X, Y, k, mu, lam, a1, a2)
     np.testing.assert_allclose(out, expected, rtol=1e-9, atol=1e-12)
     # Each labelling alone, and its weighted squared distance to the mixture.
@@ -142,14 +145,25 @@ def test_coordinate_epoch_matches_reference(dtype, sparse, tau):
     U, sigma = _statistics(X, a1 - a2, Y, k, 4)
     ubar = U @ x_mean
     new_a1, new_a2 = a1.copy(), a2.copy()
-    args = (
-        row_mean_dot, mean_sq, row_sq_norm, Y, k, mu, order, lam, theta, nu,
-        tau, new_a1, new_a2, U, sigma, ubar,
-    )  # fmt: skip
-    if sparse:
-        change = coordinate_epoch_sparse(X.data, X.indices, X.indptr, *args)
-    else:
-        change = coordinate_epoch_dense(X, *args)
+    change = coordinate_epoch(
+        *rows(X),
+        row_mean_dot,
+        mean_sq,
+        row_sq_norm,
+        Y,
+        k,
+        mu,
+        order,
+        lam,
+        theta,
+        nu,
+        tau,
+        new_a1,
+        new_a2,
+        U,
+        sigma,
+        ubar,
+    )
     ref_a1, ref_a2 = odm_coordinate_epoch(
         X, Y, k, mu, order, lam, theta, nu, tau, a1, a2
     )
@@ -163,7 +177,7 @@ def test_coordinate_epoch_matches_reference(dtype, sparse, tau):
     np.testing.assert_allclose(ubar[:k], U_ref @ x_mean, rtol=1e-9, atol=1e-12)
 
 
-def test_coordinate_epoch_dense_and_sparse_twins_agree():
+def test_coordinate_epoch_dense_and_sparse_agree():
     rng = np.random.default_rng(5)
     X = _X(rng, 40, 6, np.float64, False)
     Xs = sp.csr_matrix(X)
@@ -177,14 +191,25 @@ def test_coordinate_epoch_dense_and_sparse_twins_agree():
         U, sigma, ubar = np.zeros((2, 6)), np.zeros(2), np.zeros(2)
         for seed in range(3):
             order = np.random.default_rng(seed).permutation(40).astype(np.int32)
-            args = (
-                row_mean_dot, mean_sq, row_sq_norm, Y, 2, np.array([0.5, 0.5]),
-                order, 2.0, 0.1, 0.5, 4.0, a1, a2, U, sigma, ubar,
-            )  # fmt: skip
-            if sp.issparse(data):
-                coordinate_epoch_sparse(data.data, data.indices, data.indptr, *args)
-            else:
-                coordinate_epoch_dense(data, *args)
+            coordinate_epoch(
+                *rows(data),
+                row_mean_dot,
+                mean_sq,
+                row_sq_norm,
+                Y,
+                2,
+                np.array([0.5, 0.5]),
+                order,
+                2.0,
+                0.1,
+                0.5,
+                4.0,
+                a1,
+                a2,
+                U,
+                sigma,
+                ubar,
+            )
         results.append((a1, a2, U))
     for dense, sparse in zip(*results):
         np.testing.assert_allclose(dense, sparse, rtol=1e-12, atol=1e-14)

@@ -86,9 +86,11 @@ def test_sparse_and_dense_input_agree():
         np.testing.assert_allclose(dense.coef_, sparse.coef_, rtol=1e-6, atol=1e-9)
         assert dense.n_iter_ == sparse.n_iter_
         np.testing.assert_allclose(
-            sparse.decision_function(X), dense.decision_function(X.toarray()),
-            rtol=1e-9, atol=1e-12,
-        )  # fmt: skip
+            sparse.decision_function(X),
+            dense.decision_function(X.toarray()),
+            rtol=1e-9,
+            atol=1e-12,
+        )
     default = CPM3C(n_clusters=2, random_state=0).fit(X)
     assert clustering_error(y, default.labels_) < 0.05
 

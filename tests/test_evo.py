@@ -87,8 +87,9 @@ def test_evolution_keeps_coordinates_fitness_and_balance_consistent(mu, n_offspr
     U = Y @ basis.V
     F = 1.0 - (U * U) @ basis.weights / n
     start = F.min()
-    generations = evolve(basis.V, basis.weights, Y, U, F, n_offspring, bound, n,
-                         3000, 3000, 0.0, 12345)  # fmt: skip
+    generations = evolve(
+        basis.V, basis.weights, Y, U, F, n_offspring, bound, n, 3000, 3000, 0.0, 12345
+    )
     assert generations == 3000
     assert F.min() < start
     np.testing.assert_allclose(U, Y @ basis.V, atol=1e-9)

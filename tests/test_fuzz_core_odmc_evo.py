@@ -37,6 +37,7 @@ from _reference import (
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from mmc._base import rows
 from mmc._core import _common, _evo, _odmc
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=None)
@@ -59,11 +60,9 @@ evo_cases = st.fixed_dictionaries(
 UNTOUCHED = 7.0
 
 
-def _run(dense_kernel, sparse_kernel, X, *args):
-    """Call the dense or the CSR twin of a kernel on X."""
-    if sp.issparse(X):
-        return sparse_kernel(X.data, X.indices, X.indptr, *args)
-    return dense_kernel(X, *args)
+def _run(kernel, X, *args):
+    """Call a kernel on the rows of X, dense or CSR."""
+    return kernel(*rows(X), *args)
 
 
 def _dense(X):
@@ -147,8 +146,7 @@ def test_labelling_sums(case, working_set):
     U = np.full((capacity, n_features), UNTOUCHED)
     sigma = np.full(capacity, UNTOUCHED)
     _run(
-        _odmc.labelling_sums_dense,
-        _odmc.labelling_sums_sparse,
+        _odmc.labelling_sums,
         X,
         weights,
         Y,
@@ -170,7 +168,7 @@ def test_labelling_sums(case, working_set):
 def test_row_sq_norms(case):
     _, X = draw_X(case)
     out = np.full(X.shape[0], np.nan)
-    _run(_common.row_sq_norms_dense, _common.row_sq_norms_sparse, X, out)
+    _run(_common.row_sq_norms, X, out)
     # Sums of non-negative terms: a relative bound, and empty rows exactly 0.
     np.testing.assert_allclose(out, row_sq_norms(X), rtol=1e-13, atol=0)
 
@@ -193,8 +191,7 @@ def test_mixture_margins(case, working_set, lam):
     out = np.full(n_samples, np.nan)
     spread = np.full(capacity, UNTOUCHED)
     _run(
-        _odmc.mixture_margins_dense,
-        _odmc.mixture_margins_sparse,
+        _odmc.mixture_margins,
         X,
         row_mean_dot,
         mean_sq,
@@ -273,8 +270,7 @@ def test_coordinate_epoch(case, working_set, lam, theta, nu, tau):
     ubar[:n_labellings] = U[:n_labellings] @ x_mean
     new_a1, new_a2 = a1.copy(), a2.copy()
     change = _run(
-        _odmc.coordinate_epoch_dense,
-        _odmc.coordinate_epoch_sparse,
+        _odmc.coordinate_epoch,
         X,
         row_mean_dot,
         mean_sq,

@@ -19,6 +19,7 @@ from _reference import (
 )
 from hypothesis import given, settings
 
+from mmc._base import rows
 from mmc._core import _common, _cpmmc
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=None)
@@ -43,10 +44,7 @@ def _abs_bound(X):
 def test_column_sums(case):
     _, X = draw_X(case)
     out = np.zeros(X.shape[1])
-    if case["sparse"]:
-        _common.column_sums_sparse(X.data, X.indices, X.indptr, out)
-    else:
-        _common.column_sums_dense(X, out)
+    _common.column_sums(*rows(X), out)
     assert np.all(np.abs(out - column_sums(X)) <= _abs_bound(X))
 
 
@@ -58,12 +56,7 @@ def test_most_violated_constraint(case):
     decision = _decision(rng, n_samples)
     constraints = np.full((n_samples, 3), 7, dtype=np.uint8)
     z = np.full(X.shape[1], np.nan)
-    if case["sparse"]:
-        result = _cpmmc.most_violated_sparse(
-            X.data, X.indices, X.indptr, decision, constraints, 1, z
-        )
-    else:
-        result = _cpmmc.most_violated_dense(X, decision, constraints, 1, z)
+    result = _cpmmc.most_violated(*rows(X), decision, constraints, 1, z)
     c, z_ref, violation, size, sign_sum = most_violated(X, decision)
     np.testing.assert_array_equal(constraints[:, 1], c)
     np.testing.assert_array_equal(constraints[:, [0, 2]], 7)
@@ -84,9 +77,6 @@ def test_signed_row_sum(case):
     rng, X = draw_X(case)
     labels = rng.choice([-1, 0, 1], size=X.shape[0]).astype(np.int8)
     out = np.full(X.shape[1], np.nan)
-    if case["sparse"]:
-        _common.signed_row_sum_sparse(X.data, X.indices, X.indptr, labels, out)
-    else:
-        _common.signed_row_sum_dense(X, labels, out)
+    _common.signed_row_sum(*rows(X), labels, out)
     reference = signed_row_sum(X, labels)
     assert np.all(np.abs(out - reference) <= _abs_bound(X) / X.shape[0])

@@ -26,9 +26,12 @@ def test_error_loss_is_cpmmc_with_twice_the_c(init, sparse):
     # CPMMC's with C doubled; the solver then takes exactly CPMMC's path.
     if sparse:
         X, _ = make_sparse_clusters(
-            n_samples=150, n_features=60, nnz_per_row=8, separation=0.6,
+            n_samples=150,
+            n_features=60,
+            nnz_per_row=8,
+            separation=0.6,
             random_state=0,
-        )  # fmt: skip
+        )
     else:
         X, _ = two_blobs(distance=2.0, seed=5)
     cpmmc = CPMMC(C=12.0, epsilon=0.01, init=init, random_state=0).fit(X)
@@ -66,9 +69,12 @@ def test_clusters_blobs_and_balance_holds(loss):
 
 def test_sparse_text_like_data():
     X, y = make_sparse_clusters(
-        n_samples=2000, n_features=20000, nnz_per_row=30, separation=0.5,
+        n_samples=2000,
+        n_features=20000,
+        nnz_per_row=30,
+        separation=0.5,
         random_state=0,
-    )  # fmt: skip
+    )
     est = MultivariateMMC(random_state=0).fit(X)
     assert normalized_mutual_info(y, est.labels_) > 0.9
 

@@ -1,12 +1,125 @@
-"""Declarations shared by the mmc._core kernels.
+"""Declarations shared by the mmc._core kernels: the rows of X, random numbers.
 
-The random numbers of the kernels: a 32-bit xorshift generator (Marsaglia,
-2003) whose state is seeded from an integer drawn in Python from the
-estimator's ``random_state``, so that a run is reproducible whatever the
-number of threads running restarts.
+Rows of X
+---------
+A kernel that passes over the samples takes X as four arguments,
+
+    X_data, X_indices, X_indptr, n_features,
+
+the arrays of a CSR matrix (int32 indices), or, for a dense C-contiguous X,
+its values flattened (``X.reshape(-1)``) with empty ``X_indices`` and
+``X_indptr``, row i then being the ``n_features`` values from
+``i * n_features`` (``mmc._base.rows`` makes these arguments). The helpers
+below find a row's span of ``data`` and apply to it the few operations the
+kernels need (dot products, squared norm, scaled addition), with a branch
+for each storage inside the helper, so that every kernel is written once
+for both. In the dense branch the columns are the positions in the span;
+the arithmetic of each branch is that of a plain loop over the row (one
+accumulator, in the order of the stored values), so a dense X and its CSR
+twin give the same numbers up to the order of summation.
+
+The helpers take pointers from ``_values`` and ``_indices`` (NULL for an
+empty array, so the dense branch is taken when X_indices is empty: a CSR
+matrix without stored values has only empty rows).
+
+Random numbers
+--------------
+A 32-bit xorshift generator (Marsaglia, 2003) whose state is seeded from an
+integer drawn in Python from the estimator's ``random_state``, so that a
+run is reproducible whatever the number of threads running restarts.
 """
 
+from cython cimport floating
 from libc.stdint cimport uint32_t, uint64_t
+
+
+cdef inline Py_ssize_t _n_rows(
+        Py_ssize_t n_values, Py_ssize_t n_indptr, Py_ssize_t n_features,
+) noexcept nogil:
+    """Number of samples of X given the lengths of X_data and X_indptr."""
+    if n_indptr > 0:
+        return n_indptr - 1
+    if n_features > 0:
+        return n_values // n_features
+    return 0
+
+
+cdef inline const floating *_values(const floating[::1] X_data) noexcept nogil:
+    return &X_data[0] if X_data.shape[0] > 0 else NULL
+
+
+cdef inline const int *_indices(const int[::1] array) noexcept nogil:
+    return &array[0] if array.shape[0] > 0 else NULL
+
+
+cdef inline void _row_span(
+        const int *indptr, Py_ssize_t n_features, Py_ssize_t i,
+        Py_ssize_t *start, Py_ssize_t *end,
+) noexcept nogil:
+    """Positions ``start .. end - 1`` of the values of row i in ``data``."""
+    if indptr == NULL:
+        start[0] = i * n_features
+        end[0] = start[0] + n_features
+    else:
+        start[0] = indptr[i]
+        end[0] = indptr[i + 1]
+
+
+cdef inline double _row_dot(
+        const floating *data, const int *indices, Py_ssize_t start,
+        Py_ssize_t end, const double *v,
+) noexcept nogil:
+    """``x . v`` for the row x at ``start .. end``."""
+    cdef Py_ssize_t p
+    cdef double acc = 0.0
+    if indices == NULL:
+        for p in range(start, end):
+            acc += data[p] * v[p - start]
+    else:
+        for p in range(start, end):
+            acc += data[p] * v[indices[p]]
+    return acc
+
+
+cdef inline double _row_dot_difference(
+        const floating *data, const int *indices, Py_ssize_t start,
+        Py_ssize_t end, const double *a, const double *b,
+) noexcept nogil:
+    """``x . (a - b)`` for the row x at ``start .. end``."""
+    cdef Py_ssize_t p
+    cdef double acc = 0.0
+    if indices == NULL:
+        for p in range(start, end):
+            acc += (a[p - start] - b[p - start]) * data[p]
+    else:
+        for p in range(start, end):
+            acc += (a[indices[p]] - b[indices[p]]) * data[p]
+    return acc
+
+
+cdef inline double _row_sq_norm(
+        const floating *data, Py_ssize_t start, Py_ssize_t end,
+) noexcept nogil:
+    """``|x|^2`` for the row x at ``start .. end``, in float64."""
+    cdef Py_ssize_t p
+    cdef double acc = 0.0
+    for p in range(start, end):
+        acc += <double> data[p] * data[p]
+    return acc
+
+
+cdef inline void _row_axpy(
+        double alpha, const floating *data, const int *indices, Py_ssize_t start,
+        Py_ssize_t end, double *out,
+) noexcept nogil:
+    """``out += alpha x`` for the row x at ``start .. end``."""
+    cdef Py_ssize_t p
+    if indices == NULL:
+        for p in range(start, end):
+            out[p - start] += alpha * data[p]
+    else:
+        for p in range(start, end):
+            out[indices[p]] += alpha * data[p]
 
 
 cdef inline uint32_t _xorshift(uint32_t *state) noexcept nogil:

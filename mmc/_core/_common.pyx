@@ -3,8 +3,9 @@
 Here are the passes over X that more than one algorithm makes (column sums,
 squared row norms, signed row sums, the mean hinge loss) and the small
 problems they share (the best labelling under a class balance, the minimum
-of a maximum of lines); ``_common.pxd`` declares the random numbers of the
-kernels.
+of a maximum of lines). ``_common.pxd`` declares how every kernel reads the
+rows of X, dense or CSR (so that each kernel is written once for both), and
+the random numbers of the kernels.
 
 The kernels follow scikit-learn's k-means kernels: ``def`` entry points
 take typed memoryviews (``const`` for inputs, preallocated buffers for
@@ -18,70 +19,36 @@ from libc.math cimport fabs
 from libc.stdlib cimport free, malloc, qsort
 
 
-def column_sums_dense(
-        const floating[:, ::1] X,  # IN
-        double[::1] out,           # INOUT
-):
-    """Add the column sums of a dense matrix to `out`.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n_samples, n_features), dtype=floating
-        Input data, C-contiguous.
-
-    out : ndarray of shape (n_features,), dtype=float64
-        Buffer to which ``X.sum(axis=0)`` is added in place. Zero it first to
-        get the column sums themselves.
-    """
-    cdef:
-        Py_ssize_t n_samples = X.shape[0]
-        Py_ssize_t n_features = X.shape[1]
-        Py_ssize_t i, j
-
-    if n_samples == 0:
-        return
-
-    with nogil:
-        for i in range(n_samples):
-            for j in range(n_features):
-                out[j] += X[i, j]
-
-
-def column_sums_sparse(
+def column_sums(
         const floating[::1] X_data,  # IN
         const int[::1] X_indices,    # IN
         const int[::1] X_indptr,     # IN
+        Py_ssize_t n_features,       # IN
         double[::1] out,             # INOUT
 ):
-    """Add the column sums of a CSR matrix to `out`.
+    """Add the column sums of X to ``out``.
 
     Parameters
     ----------
-    X_data : ndarray of shape (nnz,), dtype=floating
-        ``data`` array of the CSR matrix X of shape (n_samples, n_features).
-
-    X_indices : ndarray of shape (nnz,), dtype=int32
-        ``indices`` array of X (column index of each stored value).
-
-    X_indptr : ndarray of shape (n_samples + 1,), dtype=int32
-        ``indptr`` array of X.
+    X_data, X_indices, X_indptr, n_features
+        The rows of X, of shape (n_samples, n_features): its CSR arrays, or
+        its values flattened with empty indices (see ``_common.pxd``).
 
     out : ndarray of shape (n_features,), dtype=float64
         Buffer to which ``X.sum(axis=0)`` is added in place. Zero it first to
         get the column sums themselves.
     """
     cdef:
-        Py_ssize_t n_samples = X_indptr.shape[0] - 1
-        Py_ssize_t i
-        int k
-
-    if n_samples <= 0:
-        return
+        const floating *data = _values(X_data)
+        const int *indices = _indices(X_indices)
+        const int *indptr = _indices(X_indptr)
+        Py_ssize_t n_samples = _n_rows(X_data.shape[0], X_indptr.shape[0], n_features)
+        Py_ssize_t i, start, end
 
     with nogil:
         for i in range(n_samples):
-            for k in range(X_indptr[i], X_indptr[i + 1]):
-                out[X_indices[k]] += X_data[k]
+            _row_span(indptr, n_features, i, &start, &end)
+            _row_axpy(1.0, data, indices, start, end, &out[0])
 
 
 cdef double _max_affine(
@@ -279,75 +246,51 @@ def balanced_signs(
     return n_moved
 
 
-def row_sq_norms_dense(
-        const floating[:, ::1] X,  # IN
-        double[::1] out,           # OUT (n_samples,)
+def row_sq_norms(
+        const floating[::1] X_data,  # IN
+        const int[::1] X_indices,    # IN
+        const int[::1] X_indptr,     # IN
+        Py_ssize_t n_features,       # IN
+        double[::1] out,             # OUT (n_samples,)
 ):
     """``out_i = |x_i|^2``, accumulated in float64.
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features), dtype=floating
-        Input data, C-contiguous.
+    X_data, X_indices, X_indptr, n_features
+        The rows of X, of shape (n_samples, n_features) (see
+        ``_common.pxd``).
 
     out : ndarray of shape (n_samples,), dtype=float64
         Receives the squared norms of the rows.
     """
     cdef:
-        Py_ssize_t n_samples = X.shape[0]
-        Py_ssize_t n_features = X.shape[1]
-        Py_ssize_t i, j
-        double acc
+        const floating *data = _values(X_data)
+        const int *indptr = _indices(X_indptr)
+        Py_ssize_t n_samples = _n_rows(X_data.shape[0], X_indptr.shape[0], n_features)
+        Py_ssize_t i, start, end
 
     with nogil:
         for i in range(n_samples):
-            acc = 0.0
-            for j in range(n_features):
-                acc += <double> X[i, j] * X[i, j]
-            out[i] = acc
+            _row_span(indptr, n_features, i, &start, &end)
+            out[i] = _row_sq_norm(data, start, end)
 
 
-def row_sq_norms_sparse(
-        const floating[::1] X_data,  # IN
-        const int[::1] X_indices,    # IN
-        const int[::1] X_indptr,     # IN
-        double[::1] out,             # OUT
-):
-    """CSR twin of :func:`row_sq_norms_dense`.
-
-    Parameters
-    ----------
-    X_data, X_indices, X_indptr : ndarrays
-        The arrays of the CSR matrix X of shape (n_samples, n_features).
-
-    out : ndarray of shape (n_samples,), dtype=float64
-        Receives the squared norms of the rows.
-    """
-    cdef:
-        Py_ssize_t n_samples = X_indptr.shape[0] - 1
-        Py_ssize_t i
-        int p
-        double acc
-
-    with nogil:
-        for i in range(n_samples):
-            acc = 0.0
-            for p in range(X_indptr[i], X_indptr[i + 1]):
-                acc += <double> X_data[p] * X_data[p]
-            out[i] = acc
-
-
-def signed_row_sum_dense(
-        const floating[:, ::1] X,        # IN
+def signed_row_sum(
+        const floating[::1] X_data,      # IN
+        const int[::1] X_indices,        # IN
+        const int[::1] X_indptr,         # IN
+        Py_ssize_t n_features,           # IN
         const signed char[::1] labels,   # IN, -1 / 0 / +1
         double[::1] out,                 # OUT
 ):
-    """``out = (1/n) sum_i labels[i] x_i`` for a dense X (labels in {-1, 0, 1}).
+    """``out = (1/n) sum_i labels[i] x_i`` (labels in {-1, 0, 1}).
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features), dtype=floating
-        Input data, C-contiguous.
+    X_data, X_indices, X_indptr, n_features
+        The rows of X, of shape (n_samples, n_features) (see
+        ``_common.pxd``).
 
     labels : ndarray of shape (n_samples,), dtype=int8
         Weight of each sample: -1, 0 or +1.
@@ -356,51 +299,19 @@ def signed_row_sum_dense(
         Receives the signed mean of the rows.
     """
     cdef:
-        Py_ssize_t n_samples = X.shape[0]
-        Py_ssize_t n_features = X.shape[1]
-        Py_ssize_t i, j
+        const floating *data = _values(X_data)
+        const int *indices = _indices(X_indices)
+        const int *indptr = _indices(X_indptr)
+        Py_ssize_t n_samples = _n_rows(X_data.shape[0], X_indptr.shape[0], n_features)
+        Py_ssize_t i, j, start, end
 
     out[:] = 0.0
     if n_samples == 0:
         return
     with nogil:
         for i in range(n_samples):
-            for j in range(n_features):
-                out[j] += labels[i] * X[i, j]
-        for j in range(n_features):
-            out[j] /= n_samples
-
-
-def signed_row_sum_sparse(
-        const floating[::1] X_data,      # IN
-        const int[::1] X_indices,        # IN
-        const int[::1] X_indptr,         # IN
-        const signed char[::1] labels,   # IN, -1 / 0 / +1
-        double[::1] out,                 # OUT
-):
-    """CSR twin of :func:`signed_row_sum_dense`.
-
-    Parameters
-    ----------
-    X_data, X_indices, X_indptr : ndarrays
-        The ``data`` (dtype=floating), ``indices`` and ``indptr`` (dtype=int32)
-        arrays of the CSR matrix X of shape (n_samples, n_features).
-
-    labels, out
-        As in :func:`signed_row_sum_dense`.
-    """
-    cdef:
-        Py_ssize_t n_samples = X_indptr.shape[0] - 1
-        Py_ssize_t i, j
-        int p
-
-    out[:] = 0.0
-    if n_samples <= 0:
-        return
-    with nogil:
-        for i in range(n_samples):
-            for p in range(X_indptr[i], X_indptr[i + 1]):
-                out[X_indices[p]] += labels[i] * X_data[p]
+            _row_span(indptr, n_features, i, &start, &end)
+            _row_axpy(labels[i], data, indices, start, end, &out[0])
         for j in range(out.shape[0]):
             out[j] /= n_samples
 

@@ -24,6 +24,16 @@ memory.
 from cython cimport floating
 from libc.stdlib cimport free, malloc
 
+from mmc._core._common cimport (
+    _indices,
+    _n_rows,
+    _row_axpy,
+    _row_dot_difference,
+    _row_span,
+    _row_sq_norm,
+    _values,
+)
+
 
 cdef inline void _top_two(
         const double *scores, Py_ssize_t n_clusters, bint pinned,
@@ -59,8 +69,34 @@ cdef inline void _top_two(
     gap[0] = scores[best] - scores[runner]
 
 
-def assign_dense(
-        const floating[:, ::1] X,            # IN
+cdef inline void _row_scores(
+        const floating *data, const int *indices, Py_ssize_t start, Py_ssize_t end,
+        const double *W_T, Py_ssize_t n_clusters, double *scores,
+) noexcept nogil:
+    """Add ``x . w_p`` to ``scores[p]`` for every class p (W_T row-major).
+
+    The weights of a feature are contiguous in W_T, so the k scores of a
+    row accumulate from contiguous memory; zeros of a dense row are skipped.
+    """
+    cdef Py_ssize_t p, q, j
+    cdef double value
+    for q in range(start, end):
+        value = data[q]
+        if indices == NULL:
+            if value == 0.0:
+                continue
+            j = q - start
+        else:
+            j = indices[q]
+        for p in range(n_clusters):
+            scores[p] += value * W_T[j * n_clusters + p]
+
+
+def assign(
+        const floating[::1] X_data,          # IN
+        const int[::1] X_indices,            # IN
+        const int[::1] X_indptr,             # IN
+        Py_ssize_t n_features,               # IN
         const double[:, ::1] W_T,            # IN, (n_features, n_clusters)
         const double[::1] intercepts,        # IN, (n_clusters,)
         unsigned char[::1] assignment,       # INOUT
@@ -74,8 +110,9 @@ def assign_dense(
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features), dtype=floating
-        Input data, C-contiguous.
+    X_data, X_indices, X_indptr, n_features
+        The rows of X, of shape (n_samples, n_features): its CSR arrays, or
+        its values flattened with empty indices (see ``_common.pxd``).
 
     W_T : ndarray of shape (n_features, n_clusters), dtype=float64
         Transposed class weight vectors (n_clusters >= 2).
@@ -108,12 +145,13 @@ def assign_dense(
     n_changed : int
     """
     cdef:
-        Py_ssize_t n_samples = X.shape[0]
-        Py_ssize_t n_features = X.shape[1]
+        const floating *data = _values(X_data)
+        const int *indices = _indices(X_indices)
+        const int *indptr = _indices(X_indptr)
+        Py_ssize_t n_samples = _n_rows(X_data.shape[0], X_indptr.shape[0], n_features)
         Py_ssize_t n_clusters = W_T.shape[1]
-        Py_ssize_t i, j, p
+        Py_ssize_t i, p, start, end
         int n_changed = 0
-        double value
         unsigned char best
         double *scores = <double *> malloc(n_clusters * sizeof(double))
 
@@ -124,11 +162,8 @@ def assign_dense(
             for i in range(n_samples):
                 for p in range(n_clusters):
                     scores[p] = intercepts[p]
-                for j in range(n_features):
-                    value = X[i, j]
-                    if value != 0.0:
-                        for p in range(n_clusters):
-                            scores[p] += value * W_T[j, p]
+                _row_span(indptr, n_features, i, &start, &end)
+                _row_scores(data, indices, start, end, &W_T[0, 0], n_clusters, scores)
                 best = assignment[i]
                 _top_two(scores, n_clusters, pinned, &best, &runner[i], &gap[i])
                 if best != assignment[i]:
@@ -141,70 +176,11 @@ def assign_dense(
     return n_changed
 
 
-def assign_sparse(
-        const floating[::1] X_data,          # IN
-        const int[::1] X_indices,            # IN
-        const int[::1] X_indptr,             # IN
-        const double[:, ::1] W_T,            # IN, (n_features, n_clusters)
-        const double[::1] intercepts,        # IN, (n_clusters,)
-        unsigned char[::1] assignment,       # INOUT
-        unsigned char[::1] runner,           # OUT
-        double[::1] gap,                     # OUT
-        int[::1] changed,                    # OUT
-        unsigned char[::1] previous,         # OUT
-        bint pinned=False,                   # IN
-):
-    """CSR twin of :func:`assign_dense`.
-
-    Parameters
-    ----------
-    X_data, X_indices, X_indptr : ndarrays
-        The ``data`` (dtype=floating), ``indices`` and ``indptr`` (dtype=int32)
-        arrays of the CSR matrix X of shape (n_samples, n_features).
-
-    W_T, intercepts, assignment, runner, gap, changed, previous, pinned
-        As in :func:`assign_dense`.
-
-    Returns
-    -------
-    n_changed : int
-    """
-    cdef:
-        Py_ssize_t n_samples = X_indptr.shape[0] - 1
-        Py_ssize_t n_clusters = W_T.shape[1]
-        Py_ssize_t i, p
-        int k, j
-        int n_changed = 0
-        double value
-        unsigned char best
-        double *scores = <double *> malloc(n_clusters * sizeof(double))
-
-    if scores == NULL:
-        raise MemoryError()
-    try:
-        with nogil:
-            for i in range(n_samples):
-                for p in range(n_clusters):
-                    scores[p] = intercepts[p]
-                for k in range(X_indptr[i], X_indptr[i + 1]):
-                    value = X_data[k]
-                    j = X_indices[k]
-                    for p in range(n_clusters):
-                        scores[p] += value * W_T[j, p]
-                best = assignment[i]
-                _top_two(scores, n_clusters, pinned, &best, &runner[i], &gap[i])
-                if best != assignment[i]:
-                    changed[n_changed] = <int> i
-                    previous[n_changed] = assignment[i]
-                    assignment[i] = best
-                    n_changed += 1
-    finally:
-        free(scores)
-    return n_changed
-
-
-def most_violated_dense(
-        const floating[:, ::1] X,                # IN
+def most_violated(
+        const floating[::1] X_data,              # IN
+        const int[::1] X_indices,                # IN
+        const int[::1] X_indptr,                 # IN
+        Py_ssize_t n_features,                   # IN
         const unsigned char[::1] assignment,     # IN
         const unsigned char[::1] runner,         # IN
         const double[::1] gap,                   # IN
@@ -219,8 +195,9 @@ def most_violated_dense(
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features), dtype=floating
-        Input data, C-contiguous.
+    X_data, X_indices, X_indptr, n_features
+        The rows of X, of shape (n_samples, n_features) (see
+        ``_common.pxd``).
 
     assignment, runner : ndarrays of shape (n_samples,), dtype=uint8
         Best and second-best class of each sample.
@@ -247,9 +224,11 @@ def most_violated_dense(
         ``(1/n) |c|``, the constraint's A_c.
     """
     cdef:
-        Py_ssize_t n_samples = X.shape[0]
-        Py_ssize_t n_features = X.shape[1]
-        Py_ssize_t i, j, p, r
+        const floating *data = _values(X_data)
+        const int *indices = _indices(X_indices)
+        const int *indptr = _indices(X_indptr)
+        Py_ssize_t n_samples = _n_rows(X_data.shape[0], X_indptr.shape[0], n_features)
+        Py_ssize_t i, p, r, start, end
         double violation = 0.0, size = 0.0, step
 
     B[:, :] = 0.0
@@ -264,62 +243,9 @@ def most_violated_dense(
                 constraints[i, column] = <unsigned char> (r + 1)
                 violation += 1.0 - gap[i]
                 size += 1.0
-                for j in range(n_features):
-                    B[p, j] += step * X[i, j]
-                    B[r, j] -= step * X[i, j]
-            else:
-                constraints[i, column] = 0
-    return violation * step, size * step
-
-
-def most_violated_sparse(
-        const floating[::1] X_data,              # IN
-        const int[::1] X_indices,                # IN
-        const int[::1] X_indptr,                 # IN
-        const unsigned char[::1] assignment,     # IN
-        const unsigned char[::1] runner,         # IN
-        const double[::1] gap,                   # IN
-        unsigned char[:, ::1] constraints,       # INOUT (column `column` written)
-        Py_ssize_t column,                       # IN
-        double[:, ::1] B,                        # OUT, (n_clusters, n_features)
-):
-    """CSR twin of :func:`most_violated_dense`.
-
-    Parameters
-    ----------
-    X_data, X_indices, X_indptr : ndarrays
-        The ``data`` (dtype=floating), ``indices`` and ``indptr`` (dtype=int32)
-        arrays of the CSR matrix X of shape (n_samples, n_features).
-
-    assignment, runner, gap, constraints, column, B
-        As in :func:`most_violated_dense`.
-
-    Returns
-    -------
-    violation, size : float
-        As in :func:`most_violated_dense`.
-    """
-    cdef:
-        Py_ssize_t n_samples = X_indptr.shape[0] - 1
-        Py_ssize_t i, p, r
-        int k
-        double violation = 0.0, size = 0.0, step
-
-    B[:, :] = 0.0
-    if n_samples <= 0:
-        return 0.0, 0.0
-    step = 1.0 / n_samples
-    with nogil:
-        for i in range(n_samples):
-            if gap[i] < 1.0:
-                p = assignment[i]
-                r = runner[i]
-                constraints[i, column] = <unsigned char> (r + 1)
-                violation += 1.0 - gap[i]
-                size += 1.0
-                for k in range(X_indptr[i], X_indptr[i + 1]):
-                    B[p, X_indices[k]] += step * X_data[k]
-                    B[r, X_indices[k]] -= step * X_data[k]
+                _row_span(indptr, n_features, i, &start, &end)
+                _row_axpy(step, data, indices, start, end, &B[p, 0])
+                _row_axpy(-step, data, indices, start, end, &B[r, 0])
             else:
                 constraints[i, column] = 0
     return violation * step, size * step
@@ -351,8 +277,11 @@ cdef inline void _move_sample(
                 gram[c, c2] += 2.0 * step * step * sq_norm
 
 
-def apply_changes_dense(
-        const floating[:, ::1] X,                    # IN
+def apply_changes(
+        const floating[::1] X_data,                  # IN
+        const int[::1] X_indices,                    # IN
+        const int[::1] X_indptr,                     # IN
+        Py_ssize_t n_features,                       # IN
         const int[::1] changed,                      # IN
         const unsigned char[::1] previous,           # IN
         int n_changed,                               # IN
@@ -368,11 +297,12 @@ def apply_changes_dense(
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features), dtype=floating
-        Input data, C-contiguous.
+    X_data, X_indices, X_indptr, n_features
+        The rows of X, of shape (n_samples, n_features) (see
+        ``_common.pxd``).
 
     changed, previous, n_changed
-        From :func:`assign_dense`: the samples that changed class and their
+        From :func:`assign`: the samples that changed class and their
         previous class.
 
     assignment : ndarray of shape (n_samples,), dtype=uint8
@@ -402,10 +332,12 @@ def apply_changes_dense(
         Number of (sample, constraint) memberships updated.
     """
     cdef:
-        Py_ssize_t n_samples = X.shape[0]
-        Py_ssize_t n_features = X.shape[1]
-        Py_ssize_t t, i, j, c, old, new
-        double step, sq_norm, acc
+        const floating *data = _values(X_data)
+        const int *indices = _indices(X_indices)
+        const int *indptr = _indices(X_indptr)
+        Py_ssize_t n_samples = _n_rows(X_data.shape[0], X_indptr.shape[0], n_features)
+        Py_ssize_t t, i, c, old, new, start, end
+        double step, sq_norm
         long n_updates = 0
         bint member
 
@@ -424,102 +356,27 @@ def apply_changes_dense(
                     break
             if not member:
                 continue
-            sq_norm = 0.0
-            for j in range(n_features):
-                sq_norm += <double> X[i, j] * X[i, j]
+            _row_span(indptr, n_features, i, &start, &end)
+            sq_norm = _row_sq_norm(data, start, end)
             for c in range(n_constraints):
-                acc = 0.0
-                for j in range(n_features):
-                    acc += (B[c, new, j] - B[c, old, j]) * X[i, j]
-                shift[c] = step * acc
+                shift[c] = step * _row_dot_difference(
+                    data, indices, start, end, &B[c, new, 0], &B[c, old, 0]
+                )
             _move_sample(i, old, new, step, sq_norm, constraints, n_constraints,
                          offsets, gram, &shift[0])
             for c in range(n_constraints):
                 if constraints[i, c]:
-                    for j in range(n_features):
-                        B[c, new, j] += step * X[i, j]
-                        B[c, old, j] -= step * X[i, j]
+                    _row_axpy(step, data, indices, start, end, &B[c, new, 0])
+                    _row_axpy(-step, data, indices, start, end, &B[c, old, 0])
                     n_updates += 1
     return n_updates
 
 
-def apply_changes_sparse(
-        const floating[::1] X_data,                  # IN
-        const int[::1] X_indices,                    # IN
-        const int[::1] X_indptr,                     # IN
-        const int[::1] changed,                      # IN
-        const unsigned char[::1] previous,           # IN
-        int n_changed,                               # IN
-        const unsigned char[::1] assignment,         # IN, the new classes
-        const unsigned char[:, ::1] constraints,     # IN
-        Py_ssize_t n_constraints,                    # IN
-        double[:, :, ::1] B,                         # INOUT, (capacity, k, d)
-        double[::1] offsets,                         # INOUT, (capacity,)
-        double[:, ::1] gram,                         # INOUT, (capacity, capacity)
-        double[::1] shift,                           # scratch, (capacity,)
-):
-    """CSR twin of :func:`apply_changes_dense`.
-
-    Parameters
-    ----------
-    X_data, X_indices, X_indptr : ndarrays
-        The ``data`` (dtype=floating), ``indices`` and ``indptr`` (dtype=int32)
-        arrays of the CSR matrix X of shape (n_samples, n_features).
-
-    changed, previous, n_changed, assignment, constraints, n_constraints, B, \
-offsets, gram, shift
-        As in :func:`apply_changes_dense`.
-
-    Returns
-    -------
-    n_updates : int
-    """
-    cdef:
-        Py_ssize_t n_samples = X_indptr.shape[0] - 1
-        Py_ssize_t t, i, c, old, new
-        int k, j
-        double step, sq_norm, acc
-        long n_updates = 0
-        bint member
-
-    if n_samples <= 0:
-        return 0
-    step = 1.0 / n_samples
-    with nogil:
-        for t in range(n_changed):
-            i = changed[t]
-            old = previous[t]
-            new = assignment[i]
-            member = False
-            for c in range(n_constraints):
-                if constraints[i, c]:
-                    member = True
-                    break
-            if not member:
-                continue
-            sq_norm = 0.0
-            for k in range(X_indptr[i], X_indptr[i + 1]):
-                sq_norm += <double> X_data[k] * X_data[k]
-            for c in range(n_constraints):
-                acc = 0.0
-                for k in range(X_indptr[i], X_indptr[i + 1]):
-                    j = X_indices[k]
-                    acc += (B[c, new, j] - B[c, old, j]) * X_data[k]
-                shift[c] = step * acc
-            _move_sample(i, old, new, step, sq_norm, constraints, n_constraints,
-                         offsets, gram, &shift[0])
-            for c in range(n_constraints):
-                if constraints[i, c]:
-                    for k in range(X_indptr[i], X_indptr[i + 1]):
-                        j = X_indices[k]
-                        B[c, new, j] += step * X_data[k]
-                        B[c, old, j] -= step * X_data[k]
-                    n_updates += 1
-    return n_updates
-
-
-def class_sums_dense(
-        const floating[:, ::1] X,                # IN
+def class_sums(
+        const floating[::1] X_data,              # IN
+        const int[::1] X_indices,                # IN
+        const int[::1] X_indptr,                 # IN
+        Py_ssize_t n_features,                   # IN
         const unsigned char[::1] assignment,     # IN
         const unsigned char[::1] runner,         # IN
         double[:, ::1] sums,                     # OUT, (n_clusters, n_features)
@@ -533,8 +390,9 @@ def class_sums_dense(
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features), dtype=floating
-        Input data, C-contiguous.
+    X_data, X_indices, X_indptr, n_features
+        The rows of X, of shape (n_samples, n_features) (see
+        ``_common.pxd``).
 
     assignment, runner : ndarrays of shape (n_samples,), dtype=uint8
         Best and second-best class of each sample.
@@ -546,9 +404,11 @@ def class_sums_dense(
         Receives the sums per (class, runner-up).
     """
     cdef:
-        Py_ssize_t n_samples = X.shape[0]
-        Py_ssize_t n_features = X.shape[1]
-        Py_ssize_t i, j, p, r
+        const floating *data = _values(X_data)
+        const int *indices = _indices(X_indices)
+        const int *indptr = _indices(X_indptr)
+        Py_ssize_t n_samples = _n_rows(X_data.shape[0], X_indptr.shape[0], n_features)
+        Py_ssize_t i, p, r, start, end
 
     sums[:, :] = 0.0
     runner_sums[:, :, :] = 0.0
@@ -556,42 +416,6 @@ def class_sums_dense(
         for i in range(n_samples):
             p = assignment[i]
             r = runner[i]
-            for j in range(n_features):
-                sums[p, j] += X[i, j]
-                runner_sums[p, r, j] += X[i, j]
-
-
-def class_sums_sparse(
-        const floating[::1] X_data,              # IN
-        const int[::1] X_indices,                # IN
-        const int[::1] X_indptr,                 # IN
-        const unsigned char[::1] assignment,     # IN
-        const unsigned char[::1] runner,         # IN
-        double[:, ::1] sums,                     # OUT, (n_clusters, n_features)
-        double[:, :, ::1] runner_sums,           # OUT, (k, k, n_features)
-):
-    """CSR twin of :func:`class_sums_dense`.
-
-    Parameters
-    ----------
-    X_data, X_indices, X_indptr : ndarrays
-        The ``data`` (dtype=floating), ``indices`` and ``indptr`` (dtype=int32)
-        arrays of the CSR matrix X of shape (n_samples, n_features).
-
-    assignment, runner, sums, runner_sums
-        As in :func:`class_sums_dense`.
-    """
-    cdef:
-        Py_ssize_t n_samples = X_indptr.shape[0] - 1
-        Py_ssize_t i, p, r
-        int k
-
-    sums[:, :] = 0.0
-    runner_sums[:, :, :] = 0.0
-    with nogil:
-        for i in range(n_samples):
-            p = assignment[i]
-            r = runner[i]
-            for k in range(X_indptr[i], X_indptr[i + 1]):
-                sums[p, X_indices[k]] += X_data[k]
-                runner_sums[p, r, X_indices[k]] += X_data[k]
+            _row_span(indptr, n_features, i, &start, &end)
+            _row_axpy(1.0, data, indices, start, end, &sums[p, 0])
+            _row_axpy(1.0, data, indices, start, end, &runner_sums[p, r, 0])

@@ -17,6 +17,16 @@ O(n_flipped * n_constraints * nnz per row) instead of a pass per constraint.
 from cython cimport floating
 from libc.math cimport fabs
 
+from mmc._core._common cimport (
+    _indices,
+    _n_rows,
+    _row_axpy,
+    _row_dot,
+    _row_span,
+    _row_sq_norm,
+    _values,
+)
+
 
 def flip_signs(
         const double[::1] decision,  # IN
@@ -86,8 +96,11 @@ cdef inline void _rank_update(
                     gram[k, m] += step * step * sq_norm
 
 
-def apply_flips_dense(
-        const floating[:, ::1] X,                  # IN
+def apply_flips(
+        const floating[::1] X_data,                # IN
+        const int[::1] X_indices,                  # IN
+        const int[::1] X_indptr,                   # IN
+        Py_ssize_t n_features,                     # IN
         const int[::1] flipped,                    # IN
         int n_flipped,                             # IN
         const signed char[::1] signs,              # IN
@@ -110,8 +123,9 @@ def apply_flips_dense(
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features), dtype=floating
-        Input data, C-contiguous.
+    X_data, X_indices, X_indptr, n_features
+        The rows of X, of shape (n_samples, n_features): its CSR arrays, or
+        its values flattened with empty indices (see ``_common.pxd``).
 
     flipped : ndarray of shape (>= n_flipped,), dtype=int32
         Indices of the samples whose sign flipped (from :func:`flip_signs`).
@@ -154,10 +168,12 @@ def apply_flips_dense(
         the working set did not change.
     """
     cdef:
-        Py_ssize_t n_samples = X.shape[0]
-        Py_ssize_t n_features = X.shape[1]
-        Py_ssize_t t, i, j, k
-        double step, sq_norm, mean_projection, acc
+        const floating *data = _values(X_data)
+        const int *indices = _indices(X_indices)
+        const int *indptr = _indices(X_indptr)
+        Py_ssize_t n_samples = _n_rows(X_data.shape[0], X_indptr.shape[0], n_features)
+        Py_ssize_t t, i, k, start, end
+        double step, sq_norm, mean_projection
         long n_updates = 0
         bint member
 
@@ -175,105 +191,26 @@ def apply_flips_dense(
             if not member:
                 continue
             step = 2.0 * signs[i] / n_samples
-            sq_norm = 0.0
-            mean_projection = 0.0
-            for j in range(n_features):
-                sq_norm += <double> X[i, j] * X[i, j]
-                mean_projection += X[i, j] * x_mean[j]
+            _row_span(indptr, n_features, i, &start, &end)
+            sq_norm = _row_sq_norm(data, start, end)
+            mean_projection = _row_dot(data, indices, start, end, &x_mean[0])
             for k in range(n_constraints):
-                acc = 0.0
-                for j in range(n_features):
-                    acc += Z[k, j] * X[i, j]
-                projections[k] = acc
+                projections[k] = _row_dot(data, indices, start, end, &Z[k, 0])
             _rank_update(gram, Z_mean, constraints, i, n_constraints,
                          &projections[0], step, sq_norm, mean_projection)
             for k in range(n_constraints):
                 if constraints[i, k]:
-                    for j in range(n_features):
-                        Z[k, j] += step * X[i, j]
+                    _row_axpy(step, data, indices, start, end, &Z[k, 0])
                     sign_sums[k] += step
                     n_updates += 1
     return n_updates
 
 
-def apply_flips_sparse(
-        const floating[::1] X_data,                # IN
-        const int[::1] X_indices,                  # IN
-        const int[::1] X_indptr,                   # IN
-        const int[::1] flipped,                    # IN
-        int n_flipped,                             # IN
-        const signed char[::1] signs,              # IN
-        const unsigned char[:, ::1] constraints,   # IN
-        Py_ssize_t n_constraints,                  # IN
-        const double[::1] x_mean,                  # IN
-        double[:, ::1] Z,                          # INOUT
-        double[::1] sign_sums,                     # INOUT
-        double[:, ::1] gram,                       # INOUT
-        double[::1] Z_mean,                        # INOUT
-        double[::1] projections,                   # scratch, (capacity,)
-):
-    """CSR twin of :func:`apply_flips_dense`.
-
-    Parameters
-    ----------
-    X_data, X_indices, X_indptr : ndarrays
-        The ``data`` (dtype=floating), ``indices`` and ``indptr`` (dtype=int32)
-        arrays of the CSR matrix X of shape (n_samples, n_features).
-
-    flipped, n_flipped, signs, constraints, n_constraints, x_mean, Z, \
-sign_sums, gram, Z_mean, projections
-        As in :func:`apply_flips_dense`.
-
-    Returns
-    -------
-    n_updates : int
-        Number of (sample, constraint) memberships updated.
-    """
-    cdef:
-        Py_ssize_t n_samples = X_indptr.shape[0] - 1
-        Py_ssize_t t, i, k
-        int p
-        double step, sq_norm, mean_projection, acc
-        long n_updates = 0
-        bint member
-
-    if n_samples <= 0:
-        return 0
-
-    with nogil:
-        for t in range(n_flipped):
-            i = flipped[t]
-            member = False
-            for k in range(n_constraints):
-                if constraints[i, k]:
-                    member = True
-                    break
-            if not member:
-                continue
-            step = 2.0 * signs[i] / n_samples
-            sq_norm = 0.0
-            mean_projection = 0.0
-            for p in range(X_indptr[i], X_indptr[i + 1]):
-                sq_norm += <double> X_data[p] * X_data[p]
-                mean_projection += X_data[p] * x_mean[X_indices[p]]
-            for k in range(n_constraints):
-                acc = 0.0
-                for p in range(X_indptr[i], X_indptr[i + 1]):
-                    acc += Z[k, X_indices[p]] * X_data[p]
-                projections[k] = acc
-            _rank_update(gram, Z_mean, constraints, i, n_constraints,
-                         &projections[0], step, sq_norm, mean_projection)
-            for k in range(n_constraints):
-                if constraints[i, k]:
-                    for p in range(X_indptr[i], X_indptr[i + 1]):
-                        Z[k, X_indices[p]] += step * X_data[p]
-                    sign_sums[k] += step
-                    n_updates += 1
-    return n_updates
-
-
-def most_violated_dense(
-        const floating[:, ::1] X,            # IN
+def most_violated(
+        const floating[::1] X_data,          # IN
+        const int[::1] X_indices,            # IN
+        const int[::1] X_indptr,             # IN
+        Py_ssize_t n_features,               # IN
         const double[::1] decision,          # IN
         unsigned char[:, ::1] constraints,   # INOUT (column `column` written)
         Py_ssize_t column,                   # IN
@@ -287,8 +224,9 @@ def most_violated_dense(
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features), dtype=floating
-        Input data, C-contiguous.
+    X_data, X_indices, X_indptr, n_features
+        The rows of X, of shape (n_samples, n_features) (see
+        ``_common.pxd``).
 
     decision : ndarray of shape (n_samples,), dtype=float64
         Decision values f at the current iterate.
@@ -314,9 +252,11 @@ def most_violated_dense(
         ``(1/n) sum_i c_i s_i``.
     """
     cdef:
-        Py_ssize_t n_samples = X.shape[0]
-        Py_ssize_t n_features = X.shape[1]
-        Py_ssize_t i, j
+        const floating *data = _values(X_data)
+        const int *indices = _indices(X_indices)
+        const int *indptr = _indices(X_indptr)
+        Py_ssize_t n_samples = _n_rows(X_data.shape[0], X_indptr.shape[0], n_features)
+        Py_ssize_t i, j, start, end
         double margin, sign
         double violation = 0.0, size = 0.0, sign_sum = 0.0
 
@@ -324,7 +264,7 @@ def most_violated_dense(
         return 0.0, 0.0, 0.0
 
     with nogil:
-        for j in range(n_features):
+        for j in range(z.shape[0]):
             z[j] = 0.0
         for i in range(n_samples):
             margin = fabs(decision[i])
@@ -334,66 +274,10 @@ def most_violated_dense(
                 violation += 1.0 - margin
                 size += 1.0
                 sign_sum += sign
-                for j in range(n_features):
-                    z[j] += sign * X[i, j]
+                _row_span(indptr, n_features, i, &start, &end)
+                _row_axpy(sign, data, indices, start, end, &z[0])
             else:
                 constraints[i, column] = 0
-        for j in range(n_features):
-            z[j] /= n_samples
-    return violation / n_samples, size / n_samples, sign_sum / n_samples
-
-
-def most_violated_sparse(
-        const floating[::1] X_data,          # IN
-        const int[::1] X_indices,            # IN
-        const int[::1] X_indptr,             # IN
-        const double[::1] decision,          # IN
-        unsigned char[:, ::1] constraints,   # INOUT (column `column` written)
-        Py_ssize_t column,                   # IN
-        double[::1] z,                       # OUT
-):
-    """CSR twin of :func:`most_violated_dense`.
-
-    Parameters
-    ----------
-    X_data, X_indices, X_indptr : ndarrays
-        The ``data`` (dtype=floating), ``indices`` and ``indptr`` (dtype=int32)
-        arrays of the CSR matrix X of shape (n_samples, n_features).
-
-    decision, constraints, column, z
-        As in :func:`most_violated_dense`.
-
-    Returns
-    -------
-    violation, size, sign_sum : float
-        As in :func:`most_violated_dense`.
-    """
-    cdef:
-        Py_ssize_t n_samples = X_indptr.shape[0] - 1
-        Py_ssize_t n_features = z.shape[0]
-        Py_ssize_t i, j
-        int p
-        double margin, sign
-        double violation = 0.0, size = 0.0, sign_sum = 0.0
-
-    if n_samples <= 0:
-        return 0.0, 0.0, 0.0
-
-    with nogil:
-        for j in range(n_features):
-            z[j] = 0.0
-        for i in range(n_samples):
-            margin = fabs(decision[i])
-            if margin < 1.0:
-                constraints[i, column] = 1
-                sign = 1.0 if decision[i] > 0 else -1.0
-                violation += 1.0 - margin
-                size += 1.0
-                sign_sum += sign
-                for p in range(X_indptr[i], X_indptr[i + 1]):
-                    z[X_indices[p]] += sign * X_data[p]
-            else:
-                constraints[i, column] = 0
-        for j in range(n_features):
+        for j in range(z.shape[0]):
             z[j] /= n_samples
     return violation / n_samples, size / n_samples, sign_sum / n_samples

@@ -26,6 +26,15 @@ applied through ``X'(b o y)`` and ``X z``, in O(nnz).
 
 from cython cimport floating
 
+from mmc._core._common cimport (
+    _indices,
+    _n_rows,
+    _row_axpy,
+    _row_dot,
+    _row_span,
+    _values,
+)
+
 
 cdef inline void _solve_sample(
         double r_minus,
@@ -66,8 +75,11 @@ def solve_sample_wrapper(double r_minus, double q, double c1, double c2,
     return a1, a2
 
 
-def coordinate_epoch_dense(
-        const floating[:, ::1] X,          # IN
+def coordinate_epoch(
+        const floating[::1] X_data,        # IN
+        const int[::1] X_indices,          # IN
+        const int[::1] X_indptr,           # IN
+        Py_ssize_t n_features,             # IN
         const double[::1] row_mean_dot,    # IN  x_i . x_mean
         double mean_sq,                    # IN  |x_mean|^2
         const double[::1] row_sq_norm,     # IN  |x_i - x_mean|^2
@@ -96,8 +108,10 @@ def coordinate_epoch_dense(
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features), dtype=floating
-        Input data, C-contiguous (not centred).
+    X_data, X_indices, X_indptr, n_features
+        The rows of X, of shape (n_samples, n_features): its CSR arrays, or
+        its values flattened with empty indices (see ``_common.pxd``); not
+        centred.
 
     row_mean_dot : ndarray of shape (n_samples,), dtype=float64
         ``x_i . x_mean``.
@@ -136,10 +150,12 @@ def coordinate_epoch_dense(
         Largest change of a ``b_i = a1_i - a2_i`` during the epoch.
     """
     cdef:
-        Py_ssize_t n_samples = X.shape[0]
-        Py_ssize_t n_features = X.shape[1]
+        const floating *data = _values(X_data)
+        const int *indices = _indices(X_indices)
+        const int *indptr = _indices(X_indptr)
+        Py_ssize_t n_samples = _n_rows(X_data.shape[0], X_indptr.shape[0], n_features)
         Py_ssize_t n_visits = order.shape[0]
-        Py_ssize_t t, i, j, k
+        Py_ssize_t t, i, k, start, end
         double c1 = 0.5 * (1.0 - theta) * (1.0 - theta)
         double c2 = c1 / nu
         double inv_n, acc, r, q, b_old, delta, step, change = 0.0
@@ -152,11 +168,10 @@ def coordinate_epoch_dense(
     with nogil:
         for t in range(n_visits):
             i = order[t]
+            _row_span(indptr, n_features, i, &start, &end)
             r = 0.0
             for k in range(n_labellings):
-                acc = 0.0
-                for j in range(n_features):
-                    acc += X[i, j] * U[k, j]
+                acc = _row_dot(data, indices, start, end, &U[k, 0])
                 r += mu[k] * Y[i, k] * (
                     acc - ubar[k] - sigma[k] * (row_mean_dot[i] - mean_sq))
             r *= lam
@@ -174,99 +189,17 @@ def coordinate_epoch_dense(
                 change = -delta
             for k in range(n_labellings):
                 step = delta * Y[i, k] * inv_n
-                for j in range(n_features):
-                    U[k, j] += step * X[i, j]
+                _row_axpy(step, data, indices, start, end, &U[k, 0])
                 sigma[k] += step
                 ubar[k] += step * row_mean_dot[i]
     return change
 
 
-def coordinate_epoch_sparse(
+def mixture_margins(
         const floating[::1] X_data,        # IN
         const int[::1] X_indices,          # IN
         const int[::1] X_indptr,           # IN
-        const double[::1] row_mean_dot,    # IN
-        double mean_sq,                    # IN
-        const double[::1] row_sq_norm,     # IN
-        const signed char[:, ::1] Y,       # IN
-        Py_ssize_t n_labellings,           # IN
-        const double[::1] mu,              # IN
-        const int[::1] order,              # IN
-        double lam,                        # IN
-        double theta,                      # IN
-        double nu,                         # IN
-        double tau,                        # IN
-        double[::1] a1,                    # INOUT
-        double[::1] a2,                    # INOUT
-        double[:, ::1] U,                  # INOUT
-        double[::1] sigma,                 # INOUT
-        double[::1] ubar,                  # INOUT
-):
-    """CSR twin of :func:`coordinate_epoch_dense`.
-
-    Parameters
-    ----------
-    X_data, X_indices, X_indptr : ndarrays
-        The ``data`` (dtype=floating), ``indices`` and ``indptr`` (dtype=int32)
-        arrays of the CSR matrix X of shape (n_samples, n_features).
-
-    row_mean_dot, mean_sq, row_sq_norm, Y, n_labellings, mu, order, lam, \
-theta, nu, tau, a1, a2, U, sigma, ubar
-        As in :func:`coordinate_epoch_dense`.
-
-    Returns
-    -------
-    change : float
-        Largest change of a ``b_i`` during the epoch.
-    """
-    cdef:
-        Py_ssize_t n_samples = X_indptr.shape[0] - 1
-        Py_ssize_t n_visits = order.shape[0]
-        Py_ssize_t t, i, k
-        int p
-        double c1 = 0.5 * (1.0 - theta) * (1.0 - theta)
-        double c2 = c1 / nu
-        double inv_n, acc, r, q, b_old, delta, step, change = 0.0
-        double new_a1, new_a2
-
-    if n_samples <= 0:
-        return 0.0
-    inv_n = 1.0 / n_samples
-
-    with nogil:
-        for t in range(n_visits):
-            i = order[t]
-            r = 0.0
-            for k in range(n_labellings):
-                acc = 0.0
-                for p in range(X_indptr[i], X_indptr[i + 1]):
-                    acc += X_data[p] * U[k, X_indices[p]]
-                r += mu[k] * Y[i, k] * (
-                    acc - ubar[k] - sigma[k] * (row_mean_dot[i] - mean_sq))
-            r *= lam
-            q = lam * row_sq_norm[i] * inv_n
-            b_old = a1[i] - a2[i]
-            _solve_sample(r - q * b_old, q, c1, c2, theta, tau, &new_a1, &new_a2)
-            delta = (new_a1 - new_a2) - b_old
-            a1[i] = new_a1
-            a2[i] = new_a2
-            if delta == 0.0:
-                continue
-            if delta > change:
-                change = delta
-            elif -delta > change:
-                change = -delta
-            for k in range(n_labellings):
-                step = delta * Y[i, k] * inv_n
-                for p in range(X_indptr[i], X_indptr[i + 1]):
-                    U[k, X_indices[p]] += step * X_data[p]
-                sigma[k] += step
-                ubar[k] += step * row_mean_dot[i]
-    return change
-
-
-def mixture_margins_dense(
-        const floating[:, ::1] X,          # IN
+        Py_ssize_t n_features,             # IN
         const double[::1] row_mean_dot,    # IN
         double mean_sq,                    # IN
         const signed char[:, ::1] Y,       # IN
@@ -292,11 +225,13 @@ def mixture_margins_dense(
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features), dtype=floating
-        Input data, C-contiguous.
+    X_data, X_indices, X_indptr, n_features
+        The rows of X, of shape (n_samples, n_features): its CSR arrays, or
+        its values flattened with empty indices (see ``_common.pxd``); not
+        centred.
 
     row_mean_dot, mean_sq, Y, n_labellings, mu, lam, U, sigma, ubar
-        As in :func:`coordinate_epoch_dense` (read only).
+        As in :func:`coordinate_epoch` (read only).
 
     weights : ndarray of shape (n_samples,), dtype=float64
         Weight of each sample in ``spread`` (0 skips it).
@@ -312,20 +247,21 @@ def mixture_margins_dense(
         Scratch buffer.
     """
     cdef:
-        Py_ssize_t n_samples = X.shape[0]
-        Py_ssize_t n_features = X.shape[1]
-        Py_ssize_t i, j, k
+        const floating *data = _values(X_data)
+        const int *indices = _indices(X_indices)
+        const int *indptr = _indices(X_indptr)
+        Py_ssize_t n_samples = _n_rows(X_data.shape[0], X_indptr.shape[0], n_features)
+        Py_ssize_t i, k, start, end
         double acc, r
 
     with nogil:
         for k in range(n_labellings):
             spread[k] = 0.0
         for i in range(n_samples):
+            _row_span(indptr, n_features, i, &start, &end)
             r = 0.0
             for k in range(n_labellings):
-                acc = 0.0
-                for j in range(n_features):
-                    acc += X[i, j] * U[k, j]
+                acc = _row_dot(data, indices, start, end, &U[k, 0])
                 acc = lam * Y[i, k] * (
                     acc - ubar[k] - sigma[k] * (row_mean_dot[i] - mean_sq))
                 scratch[k] = acc
@@ -336,62 +272,11 @@ def mixture_margins_dense(
                     spread[k] += weights[i] * (scratch[k] - r) * (scratch[k] - r)
 
 
-def mixture_margins_sparse(
+def labelling_sums(
         const floating[::1] X_data,        # IN
         const int[::1] X_indices,          # IN
         const int[::1] X_indptr,           # IN
-        const double[::1] row_mean_dot,    # IN
-        double mean_sq,                    # IN
-        const signed char[:, ::1] Y,       # IN
-        Py_ssize_t n_labellings,           # IN
-        const double[::1] mu,              # IN
-        double lam,                        # IN
-        const double[:, ::1] U,            # IN
-        const double[::1] sigma,           # IN
-        const double[::1] ubar,            # IN
-        const double[::1] weights,         # IN
-        double[::1] out,                   # OUT
-        double[::1] spread,                # OUT
-        double[::1] scratch,               # scratch
-):
-    """CSR twin of :func:`mixture_margins_dense`.
-
-    Parameters
-    ----------
-    X_data, X_indices, X_indptr : ndarrays
-        The arrays of the CSR matrix X of shape (n_samples, n_features).
-
-    row_mean_dot, mean_sq, Y, n_labellings, mu, lam, U, sigma, ubar, \
-weights, out, spread, scratch
-        As in :func:`mixture_margins_dense`.
-    """
-    cdef:
-        Py_ssize_t n_samples = X_indptr.shape[0] - 1
-        Py_ssize_t i, k
-        int p
-        double acc, r
-
-    with nogil:
-        for k in range(n_labellings):
-            spread[k] = 0.0
-        for i in range(n_samples):
-            r = 0.0
-            for k in range(n_labellings):
-                acc = 0.0
-                for p in range(X_indptr[i], X_indptr[i + 1]):
-                    acc += X_data[p] * U[k, X_indices[p]]
-                acc = lam * Y[i, k] * (
-                    acc - ubar[k] - sigma[k] * (row_mean_dot[i] - mean_sq))
-                scratch[k] = acc
-                r += mu[k] * acc
-            out[i] = r
-            if weights[i] != 0.0:
-                for k in range(n_labellings):
-                    spread[k] += weights[i] * (scratch[k] - r) * (scratch[k] - r)
-
-
-def labelling_sums_dense(
-        const floating[:, ::1] X,          # IN
+        Py_ssize_t n_features,             # IN
         const double[::1] weights,         # IN  (n_samples,)
         const signed char[:, ::1] Y,       # IN  (n_samples, capacity)
         Py_ssize_t n_labellings,           # IN
@@ -405,8 +290,10 @@ def labelling_sums_dense(
 
     Parameters
     ----------
-    X : ndarray of shape (n_samples, n_features), dtype=floating
-        Input data, C-contiguous.
+    X_data, X_indices, X_indptr, n_features
+        The rows of X, of shape (n_samples, n_features): its CSR arrays, or
+        its values flattened with empty indices (see ``_common.pxd``); not
+        centred.
 
     weights : ndarray of shape (n_samples,), dtype=float64
         Weight of each sample.
@@ -424,9 +311,11 @@ def labelling_sums_dense(
         Entries ``0 .. n_labellings - 1`` receive the weighted label sums.
     """
     cdef:
-        Py_ssize_t n_samples = X.shape[0]
-        Py_ssize_t n_features = X.shape[1]
-        Py_ssize_t i, j, k
+        const floating *data = _values(X_data)
+        const int *indices = _indices(X_indices)
+        const int *indptr = _indices(X_indptr)
+        Py_ssize_t n_samples = _n_rows(X_data.shape[0], X_indptr.shape[0], n_features)
+        Py_ssize_t i, k, start, end
         double step, inv_n
 
     for k in range(n_labellings):
@@ -439,51 +328,8 @@ def labelling_sums_dense(
         for i in range(n_samples):
             if weights[i] == 0.0:
                 continue
+            _row_span(indptr, n_features, i, &start, &end)
             for k in range(n_labellings):
                 step = weights[i] * Y[i, k] * inv_n
                 sigma[k] += step
-                for j in range(n_features):
-                    U[k, j] += step * X[i, j]
-
-
-def labelling_sums_sparse(
-        const floating[::1] X_data,        # IN
-        const int[::1] X_indices,          # IN
-        const int[::1] X_indptr,           # IN
-        const double[::1] weights,         # IN
-        const signed char[:, ::1] Y,       # IN
-        Py_ssize_t n_labellings,           # IN
-        double[:, ::1] U,                  # OUT
-        double[::1] sigma,                 # OUT
-):
-    """CSR twin of :func:`labelling_sums_dense`.
-
-    Parameters
-    ----------
-    X_data, X_indices, X_indptr : ndarrays
-        The arrays of the CSR matrix X of shape (n_samples, n_features).
-
-    weights, Y, n_labellings, U, sigma
-        As in :func:`labelling_sums_dense`.
-    """
-    cdef:
-        Py_ssize_t n_samples = X_indptr.shape[0] - 1
-        Py_ssize_t i, k
-        int p
-        double step, inv_n
-
-    for k in range(n_labellings):
-        sigma[k] = 0.0
-        U[k, :] = 0.0
-    if n_samples <= 0:
-        return
-    inv_n = 1.0 / n_samples
-    with nogil:
-        for i in range(n_samples):
-            if weights[i] == 0.0:
-                continue
-            for k in range(n_labellings):
-                step = weights[i] * Y[i, k] * inv_n
-                sigma[k] += step
-                for p in range(X_indptr[i], X_indptr[i + 1]):
-                    U[k, X_indices[p]] += step * X_data[p]
+                _row_axpy(step, data, indices, start, end, &U[k, 0])
