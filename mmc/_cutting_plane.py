@@ -185,10 +185,12 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
     def _fit_features(self, X):
         """Run the restarts on the features X and set the fitted attributes."""
         name = type(self).__name__
+        # The fit's generator draws the random block of the principal
+        # direction, then one seed per restart: draws of sizes fixed by the
+        # shapes, before any run, so no run can change another's draws.
         random_state = check_random_state(self.random_state)
         x_mean = column_means(X)
         principal, top_variance = principal_component(X, x_mean, random_state)
-
         labels = self._initial_labels(X.shape[0], self._n_clusters())
         if labels is None:
             methods = self._start_methods()

@@ -93,9 +93,11 @@ the n x n kernel matrix: G and its gradient are computed through
 ``z_k = (1/n) X'(b o y_k)``, which the coordinate steps update row by
 row (``mmc/_core/_odmc.pyx``).
 
-Seeds: the fit's generator seeds the relaxed run (its starts and the
-visiting orders of its epochs); the refinement then draws one seed per
-stage of its search.
+Seeds: the fit's generator draws one seed for the relaxed run and one for
+the refinement, and each of these stages draws the seeds of its own stages
+(the principal direction, the starts, the visiting orders of the epochs;
+the subsample, each start's refinement), so that the number of epochs of
+one stage cannot change the draws of another.
 """
 
 from numbers import Integral, Real
@@ -116,6 +118,7 @@ from mmc._feature_map import (
 from mmc._labelling import balance_bound, orientation, warn_if_one_cluster
 from mmc._odmc_refine import MAX_REFINE_ROUNDS, refine_search
 from mmc._odmc_relaxed import Settings, hyperplane, relaxed_solution
+from mmc._seeds import draw_seeds
 from mmc._starts import start_methods
 
 # lam="auto": (linear kernel, any other kernel).
@@ -374,7 +377,9 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
         """Fit on the kernel's features of the validated samples X."""
         n_samples = features.shape[0]
         labels = self._initial_labels(n_samples)
-        random_state = check_random_state(self.random_state)
+        # The fit's generator only draws seeds, one per stage: the relaxed
+        # run and, with a kernel, the refinement.
+        relaxed_seed, refine_seed = draw_seeds(check_random_state(self.random_state), 2)
         lam = self._resolve_lam()
         bound = balance_bound(self.class_balance, n_samples)
         settings = Settings(
@@ -391,7 +396,7 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
             lam=lam,
             bound=bound,
             settings=settings,
-            random_state=random_state,
+            random_state=np.random.RandomState(relaxed_seed),
             methods=start_methods(self.init, self.n_init) if labels is None else None,
             labels=labels,
         )
@@ -404,7 +409,7 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
                 lam=lam,
                 bound=bound,
                 settings=settings,
-                random_state=random_state,
+                random_state=np.random.RandomState(refine_seed),
             )
         if not result["converged"]:
             if self.kernel == "linear":

@@ -19,7 +19,7 @@ from mmc._odmc_relaxed import (
     relaxed_solution,
     visiting_order,
 )
-from mmc._seeds import MAX_SEED
+from mmc._seeds import draw_seeds
 from mmc._starts import principal_directions
 
 # The starts of the search: the relaxed solution, splits along this many
@@ -153,7 +153,7 @@ def refine_search(X, ws, result, *, kernel_map, lam, bound, settings, random_sta
     # of each start and the last one on all samples.
     n_sharp_runs = len(SHARP_METHODS) * len(SHARPENING_POWERS)
     n_seeds = 3 + 2 * n_sharp_runs + n_starts
-    seeds = iter(random_state.randint(MAX_SEED, size=n_seeds))
+    seeds = iter(draw_seeds(random_state, n_seeds))
     n_iter = result["n_iter"]
 
     def refine(X, x_mean, lam, start, bound):

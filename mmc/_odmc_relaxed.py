@@ -473,6 +473,8 @@ def relaxed_solution(
     else from one labelling per initialisation method (see
     :func:`mmc._starts.initial_signs`). X is scaled by the spread along its
     principal direction: ``lam`` is divided by the variance along it.
+    ``random_state`` is the stage's generator; it draws one seed for the
+    principal direction, one for the visiting orders and one per start.
 
     Returns
     -------
@@ -480,8 +482,13 @@ def relaxed_solution(
     result : dict
         See :func:`relaxed_run`.
     """
+    # One seed for the principal direction, one for the visiting orders of
+    # the epochs, one per start.
+    principal_seed, epochs_seed = draw_seeds(random_state, 2)
     x_mean = column_means(X)
-    principal, top_variance = principal_component(X, x_mean, random_state)
+    principal, top_variance = principal_component(
+        X, x_mean, np.random.RandomState(principal_seed)
+    )
     if labels is None:
         seeds = draw_seeds(random_state, len(methods))
         starts = [
@@ -508,7 +515,7 @@ def relaxed_solution(
         bound=bound,
         tol=settings.tol,
         max_iter=settings.max_iter,
-        rng=random_state,
+        rng=np.random.RandomState(epochs_seed),
         verbose=settings.verbose,
     )
     return ws, result
