@@ -23,6 +23,7 @@ __all__ = ["make_sparse_clusters"]
         "n_clusters": [Interval(Integral, 2, None, closed="left")],
         "separation": [Interval(Real, 0, 1, closed="both")],
         "topic_size": [Interval(Integral, 1, None, closed="left"), None],
+        "weights": ["array-like", None],
         "dtype": [StrOptions({"float32", "float64"}), type],
         "random_state": ["random_state"],
     },
@@ -35,6 +36,7 @@ def make_sparse_clusters(
     n_clusters=2,
     separation=0.3,
     topic_size=None,
+    weights=None,
     dtype=np.float64,
     random_state=None,
 ):
@@ -59,7 +61,8 @@ def make_sparse_clusters(
         Stored values drawn per row; must not exceed ``n_features``.
 
     n_clusters : int, default=2
-        Number of clusters; rows are assigned to them in equal proportions.
+        Number of clusters; rows are assigned to them in equal proportions
+        unless ``weights`` is given.
 
     separation : float, default=0.3
         Probability that a value falls in the topic of its row's cluster
@@ -69,6 +72,15 @@ def make_sparse_clusters(
         Number of features of each topic; ``None`` means
         ``min(1000, n_features // n_clusters)``. Must not exceed
         ``n_features // n_clusters``.
+
+    weights : array-like of shape (n_clusters,), default=None
+        Relative sizes of the clusters: positive numbers, normalised to sum
+        to one. Cluster ``k`` gets ``n_samples * weights[k]`` rows rounded
+        down, and the rows left over go one each to the clusters with the
+        largest remainders (the lowest index first among equal ones), so the
+        sizes sum to ``n_samples``; a cluster may get no row when
+        ``n_samples`` is small. ``None`` gives equal proportions (rows are
+        assigned to the clusters in turn before shuffling).
 
     dtype : {"float32", "float64"} or numpy dtype, default=np.float64
         Type of the stored values.
@@ -90,6 +102,14 @@ def make_sparse_clusters(
     >>> X, y = make_sparse_clusters(n_samples=100, n_features=1000, random_state=0)
     >>> X.shape, int(y.max()) + 1
     ((100, 1000), 2)
+
+    Unbalanced clusters, one row in five in the first:
+
+    >>> X, y = make_sparse_clusters(
+    ...     n_samples=100, n_features=1000, weights=[1, 4], random_state=0
+    ... )
+    >>> np.bincount(y).tolist()
+    [20, 80]
     """
     if n_features < n_clusters:
         raise ValueError(
@@ -106,9 +126,13 @@ def make_sparse_clusters(
         raise ValueError(
             f"topic_size={topic_size} cannot exceed n_features // n_clusters = {block}."
         )
+    sizes = None if weights is None else _cluster_sizes(weights, n_samples, n_clusters)
     rng = check_random_state(random_state)
     dtype = np.dtype(dtype)
-    y = np.arange(n_samples) % n_clusters
+    if sizes is None:
+        y = np.arange(n_samples) % n_clusters
+    else:
+        y = np.repeat(np.arange(n_clusters), sizes)
     rng.shuffle(y)
     nnz = n_samples * nnz_per_row
 
@@ -131,3 +155,21 @@ def make_sparse_clusters(
     X.indices = X.indices.astype(np.int32)
     X.indptr = X.indptr.astype(np.int32)
     return X, y
+
+
+def _cluster_sizes(weights, n_samples, n_clusters):
+    """Cluster sizes in the proportions ``weights`` (largest remainders)."""
+    weights = np.asarray(weights, dtype=np.float64)
+    if weights.shape != (n_clusters,):
+        raise ValueError(
+            f"weights must have shape ({n_clusters},) (one per cluster), "
+            f"got {weights.shape}."
+        )
+    if not np.all(np.isfinite(weights)) or np.any(weights <= 0):
+        raise ValueError(f"weights must be finite and positive, got {weights}.")
+    exact = n_samples * weights / weights.sum()
+    sizes = np.floor(exact).astype(np.int64)
+    # Stable sort: among equal remainders the lowest cluster index comes first.
+    order = np.argsort(-(exact - sizes), kind="stable")
+    sizes[order[: n_samples - sizes.sum()]] += 1
+    return sizes

@@ -4,7 +4,16 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pytest
+
+from mmc.bench._robustness import MARGIN, summarise
+from mmc.bench._robustness_data import (
+    QUICK_MULTICLASS,
+    QUICK_TWO_CLASS,
+    multiclass_cases,
+    two_class_cases,
+)
 
 
 def _run_bench(*args, cwd):
@@ -62,6 +71,9 @@ def test_quick_run_writes_report_json_and_figures(tmp_path):
     assert "## Kernels: the rbf feature map at scale" in report
     assert (out / "scaling_sparse.png").read_bytes()[:4] == b"\x89PNG"
     assert "mean of 2 pairs" in result.stdout
+    # The robustness suite is not part of "all".
+    assert "robustness" not in results
+    assert "## Robustness" not in report
 
 
 def test_estimators_option_selects_and_rejects_unknown_names(tmp_path):
@@ -107,3 +119,185 @@ def test_unwritable_output_directory_is_reported(tmp_path):
     assert result.returncode != 0
     assert "cannot write to output directory" in result.stderr
     assert blocker.read_text() == "not a directory"
+
+
+MMC_ESTIMATORS = {
+    "CPMMC",
+    "CPM3C",
+    "MultivariateMMC",
+    "EvoMMC",
+    "FastEvoMMC",
+    "ODMC",
+}
+BASELINE_ESTIMATORS = {"KMeans", "SpectralClustering"}
+KINDS = {"digits", "tabular", "toy", "text"}
+
+
+def _check_summary(cases, summary, margin):
+    """The summary of a group recomputed from its per-case scores."""
+    for name, s in summary.items():
+        rows = [(c, r["scores"]) for c, r in cases.items() if name in r["scores"]]
+        errors = np.array([scores[name]["error"] for _, scores in rows])
+        kmeans = np.array([scores["KMeans"]["error"] for _, scores in rows])
+        assert s["n_cases"] == len(rows) > 0, name
+        assert s["mean_error"] == pytest.approx(errors.mean()), name
+        assert s["median_error"] == pytest.approx(np.median(errors)), name
+        assert s["n_worse_than_kmeans"] == (errors > kmeans + margin).sum(), name
+        assert s["n_better_than_kmeans"] == (errors < kmeans - margin).sum(), name
+        assert s["worst_error"] == pytest.approx(errors.max()), name
+        assert rows[int(errors.argmax())][0] == s["worst_case"], name
+        ratios = [scores[name]["time_over_kmeans"] for _, scores in rows]
+        assert s["median_time_over_kmeans"] == pytest.approx(np.median(ratios))
+        assert s["n_convergence_warnings"] == sum(
+            scores[name]["convergence_warning"] for _, scores in rows
+        )
+        assert 0 <= s["n_convergence_warnings"] <= s["n_cases"]
+        assert s["n_worse_than_kmeans"] + s["n_better_than_kmeans"] <= s["n_cases"]
+    assert summary["KMeans"]["n_worse_than_kmeans"] == 0
+    assert summary["KMeans"]["median_time_over_kmeans"] == 1.0
+
+
+def test_robustness_quick_run_writes_every_case_and_summary(tmp_path):
+    out = tmp_path / "robust"
+    result = _run_bench("robustness", "--quick", "--out", str(out), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in out.iterdir()) == [
+        "report.md",
+        "results.json",
+        "robustness.json",
+    ]
+    results = json.loads((out / "results.json").read_text())
+    assert set(results) >= {"robustness", "environment"}
+    assert "comparison" not in results and "kernels" not in results
+    robust = json.loads((out / "robustness.json").read_text())
+    environment = {"environment": results["environment"], "seed": 0}
+    assert robust == {**results["robustness"], **environment}
+    assert robust["quick"] is True
+    assert robust["repeat"] == 1 and robust["seconds"] > 0
+    assert set(robust["estimators"]) == MMC_ESTIMATORS | BASELINE_ESTIMATORS
+    assert robust["estimators"][-2:] == ["KMeans", "SpectralClustering"]
+    groups = {"two_class": QUICK_TWO_CLASS, "multiclass": QUICK_MULTICLASS}
+    for group, names in groups.items():
+        cases = robust[group]["cases"]
+        assert sorted(cases) == sorted(names)
+        for case, r in cases.items():
+            assert r["kind"] in KINDS, case
+            assert isinstance(r["nonlinear"], bool) and r["scaling"], case
+            assert sum(r["class_sizes"]) == r["n_samples"] <= 2200, case
+            assert min(r["class_sizes"]) > 0 and r["n_features"] >= 2, case
+            assert len(r["class_sizes"]) == r["n_classes"], case
+            assert (r["n_classes"] == 2) == (group == "two_class"), case
+            scores = r["scores"]
+            assert BASELINE_ESTIMATORS <= set(scores), case
+            expected = (
+                MMC_ESTIMATORS if group == "two_class" else {"CPM3C"}
+            ) | BASELINE_ESTIMATORS
+            assert set(scores) == expected, case
+            for name, s in scores.items():
+                assert 0 <= s["error"] <= 100 and 0 <= s["nmi"] <= 1 + 1e-12
+                assert 1 <= s["n_clusters_found"] <= r["n_classes"]
+                assert s["time"] > 0
+                assert s["time_over_kmeans"] == pytest.approx(
+                    s["time"] / scores["KMeans"]["time"]
+                )
+                assert isinstance(s["convergence_warning"], bool)
+                if s["convergence_warning"]:
+                    assert "ConvergenceWarning" in s["warnings"]
+        _check_summary(cases, robust[group]["summary"], robust["margin"])
+        assert set(robust[group]["summary"]) == set(expected)
+    # The text case is sparse and unbalanced; the kinds are all represented.
+    two_class = robust["two_class"]["cases"]
+    assert {r["kind"] for r in two_class.values()} == KINDS
+    text = two_class["text 1:4"]
+    assert text["sparse"] and text["class_sizes"] == [260, 1040]
+    # Only the non-linear toy data get the rbf kernel, and only the
+    # estimators that take kernel= (EvoMMC's default is rbf anyway).
+    assert two_class["moons"]["nonlinear"]
+    assert two_class["moons"]["scores"]["CPMMC"]["kernel"] == "rbf"
+    assert two_class["digits 3v8"]["scores"]["CPMMC"]["kernel"] == "linear"
+    assert two_class["digits 3v8"]["scores"]["KMeans"]["kernel"] is None
+    # KMeans and SpectralClustering find the moons differently: the
+    # nearest-neighbour graph follows them, k-means cuts across.
+    moons = two_class["moons"]["scores"]
+    assert moons["SpectralClustering"]["error"] < moons["KMeans"]["error"]
+
+    report = (out / "report.md").read_text()
+    assert "## Robustness: every default on a broad suite" in report
+    assert "### Two-class cases (6)" in report and "### Multiclass cases (2)" in report
+    assert "| moons (rbf) | toy | raw | 1000 | 500:500 |" in report
+    for group in groups:
+        for case in robust[group]["cases"]:
+            assert f"| {case}" in report
+        for name, s in robust[group]["summary"].items():
+            assert f"| {name} | {s['n_cases']} | {s['mean_error']:.2f} " in report
+    assert "Robustness, two-class cases (6)" in result.stdout
+    assert "Robustness, multiclass cases (2)" in result.stdout
+    assert "robustness.json" in result.stdout
+
+
+def test_robustness_cases_are_many_small_and_labelled():
+    two_class, multiclass = two_class_cases(), multiclass_cases()
+    names = [c.name for c in two_class + multiclass]
+    assert len(names) == len(set(names))
+    assert len(two_class) >= 40 and len(multiclass) >= 10
+    assert set(QUICK_TWO_CLASS) <= {c.name for c in two_class}
+    assert set(QUICK_MULTICLASS) <= {c.name for c in multiclass}
+    assert {c.kind for c in two_class} == KINDS
+    assert {c.name for c in two_class if c.nonlinear} == {"moons", "circles"}
+    for group, cases in (("two", two_class), ("multi", multiclass)):
+        for case in cases:
+            X, y = case.load()
+            sizes = np.bincount(y)
+            assert X.shape[0] == y.size <= 2200, case.name
+            assert sizes.min() > 0, case.name
+            assert (sizes.size == 2) == (group == "two"), case.name
+            assert np.isfinite(X.data if hasattr(X, "data") else X).all()
+            # Every case gives the same data twice (fixed seeds).
+            X2, y2 = case.load()
+            assert np.array_equal(y, y2) and (X != X2).sum() == 0, case.name
+    cases = {c.name: c for c in two_class}
+    X, y = cases["blobs 1:9 raw"].load()
+    assert np.bincount(y).tolist() == [1000, 111]
+    X_shift, _ = cases["blobs +10 1:9 raw"].load()
+    np.testing.assert_allclose(X_shift, X + 10)
+    X, _ = cases["wine 0v1 std"].load()
+    np.testing.assert_allclose(X.mean(axis=0), 0, atol=1e-12)
+    X, _ = cases["wine 0v1 minmax"].load()
+    assert X.min() == 0 and X.max() == 1
+    X, y = cases["breast_cancer raw"].load()
+    assert np.bincount(y).tolist() == [212, 357]
+
+
+def test_robustness_summary_counts_against_kmeans():
+    def case(**errors):
+        return {
+            "scores": {
+                name: {
+                    "error": e,
+                    "nmi": 0.5,
+                    "time": 2.0 if name == "A" else 1.0,
+                    "time_over_kmeans": 2.0 if name == "A" else 1.0,
+                    "convergence_warning": name == "A" and e > 10,
+                }
+                for name, e in errors.items()
+            }
+        }
+
+    cases = {
+        "a": case(KMeans=5.0, A=5.9),  # within the margin
+        "b": case(KMeans=5.0, A=20.0),  # worse, with a warning
+        "c": case(KMeans=5.0, A=3.0),  # better
+        "d": case(KMeans=5.0),  # A did not run
+    }
+    summary = summarise(cases, ["A", "KMeans", "B"])
+    assert list(summary) == ["A", "KMeans"]  # B ran nowhere
+    a = summary["A"]
+    assert a["n_cases"] == 3
+    assert a["mean_error"] == pytest.approx((5.9 + 20 + 3) / 3)
+    assert a["median_error"] == pytest.approx(5.9)
+    assert (a["n_worse_than_kmeans"], a["n_better_than_kmeans"]) == (1, 1)
+    assert (a["worst_case"], a["worst_error"]) == ("b", 20.0)
+    assert a["median_time_over_kmeans"] == 2.0
+    assert a["n_convergence_warnings"] == 1
+    assert summary["KMeans"]["n_cases"] == 4
+    assert MARGIN == 1.0

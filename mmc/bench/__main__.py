@@ -12,6 +12,7 @@ from mmc.bench import _kernels as kernels
 from mmc.bench import _multivariate as multivariate
 from mmc.bench import _odmc as odmc
 from mmc.bench import _registry as registry
+from mmc.bench import _robustness as robustness
 from mmc.bench._comparison import compare
 from mmc.bench._digits import digit_pairs
 from mmc.bench._report import (
@@ -23,7 +24,8 @@ from mmc.bench._report import (
 )
 from mmc.bench._scaling import estimator_scaling, sparse_scaling
 
-SUITES = ("all", "accuracy", "scaling", "kernels", "odmc", "evo")
+# "robustness" is not part of "all": run it on its own.
+SUITES = ("all", "accuracy", "scaling", "kernels", "odmc", "evo", "robustness")
 
 
 def _parser():
@@ -35,7 +37,9 @@ def _parser():
             "on the digits, breast_cancer, wine, iris, two moons and circles "
             "(accuracy), fit time against the number of samples on dense and "
             "sparse synthetic data (scaling) and with the rbf kernel map "
-            "(kernels)."
+            "(kernels). The suite robustness (not part of all) runs every "
+            "default on a broad set of cases: unbalanced, uncentred, "
+            "rescaled, text-like and non-linear data."
         ),
     )
     parser.add_argument(
@@ -59,7 +63,8 @@ def _parser():
         "--repeat",
         type=int,
         default=None,
-        help="fits per timing, median kept (default: 3, or 1 with --quick)",
+        help="fits per timing, median kept (default: 3, or 1 with --quick "
+        "and for the robustness suite)",
     )
     parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     parser.add_argument(
@@ -96,6 +101,8 @@ def _check_writable(directory):
 
 
 def _print_summary(results):
+    if "robustness" in results:
+        print("\n".join(robustness.summary_lines(results["robustness"])))
     if "kernels" in results:
         print("\n".join(kernels.summary_lines(results["kernels"])))
     if "odmc" in results:
@@ -269,6 +276,14 @@ def main(argv=None):
             random_state=args.seed,
             progress=_progress("EvoMMC digit pairs"),
         )
+    if args.suite == "robustness":
+        results["robustness"] = robustness.run(
+            entries,
+            quick=args.quick,
+            repeat=args.repeat if args.repeat is not None else 1,
+            random_state=args.seed,
+            progress=_progress("robustness cases"),
+        )
     results["seconds"] = time.perf_counter() - start
 
     # Write everything next to the destination first and move it in place at
@@ -302,6 +317,16 @@ def main(argv=None):
         if "evo" in results:
             with open(os.path.join(staging, "report.md"), "a") as report:
                 report.write("\n" + evo.markdown(results["evo"]))
+        if "robustness" in results:
+            with open(os.path.join(staging, "report.md"), "a") as report:
+                report.write("\n" + robustness.markdown(results["robustness"]))
+            # The suite's own record, with what it was measured on.
+            write_json(
+                {key: results[key] for key in ("environment", "quick", "seed")}
+                | results["robustness"],
+                os.path.join(staging, "robustness.json"),
+            )
+            written.append("robustness.json")
         for name in written:
             os.replace(os.path.join(staging, name), os.path.join(args.out, name))
 

@@ -1,0 +1,316 @@
+"""Every default on a broad suite: ``python -m mmc.bench robustness``.
+
+The defaults of mmc were chosen on digit pairs; this suite measures them
+where they may fail: unbalanced and uncentred clusters, unequal spreads,
+three scalings of the tabular data, sparse text-like data with unbalanced
+topics, and data that no hyperplane separates (the cases are listed in
+:mod:`mmc.bench._robustness_data`). It is the record on which later
+defaults are chosen, so nothing in it is tuned: every estimator runs with
+its default parameters and ``random_state`` (the ``--seed``), except that
+on the cases marked non-linear (two moons, circles) the estimators that
+take ``kernel=`` get ``kernel="rbf"``, as in the accuracy suite.
+KMeans(n_init=10) and SpectralClustering are the baselines.
+
+Two groups are reported apart: the two-class cases, on which every
+estimator runs, and the multiclass cases, on which only the estimators
+that take ``n_clusters`` (CPM3C) and the baselines run. Per case and
+estimator: the clustering error (%) after the best matching of clusters to
+classes, the NMI, the fit time (median of ``repeat`` fits) and its ratio to
+KMeans's in the same run, and the warnings raised (they are silenced, not
+lost: a ConvergenceWarning is counted per estimator). The labels are used
+for scoring only.
+"""
+
+import os
+import time
+import warnings
+
+import numpy as np
+import scipy.sparse as sp
+from sklearn.datasets import make_blobs
+from sklearn.exceptions import ConvergenceWarning
+
+from mmc.bench._robustness_data import (
+    QUICK_MULTICLASS,
+    QUICK_TWO_CLASS,
+    multiclass_cases,
+    two_class_cases,
+)
+from mmc.bench._timing import time_fit
+from mmc.metrics import clustering_error, normalized_mutual_info
+
+GROUPS = ("two_class", "multiclass")
+GROUP_TITLES = {"two_class": "Two-class cases", "multiclass": "Multiclass cases"}
+# Errors within this many points of KMeans's count as neither worse nor better.
+MARGIN = 1.0
+
+
+def _applies(entry, n_clusters):
+    return n_clusters == 2 or not entry.two_clusters_only
+
+
+def _fit_and_score(entry, X, y, n_clusters, nonlinear, repeat, random_state):
+    overrides = {"kernel": "rbf"} if nonlinear and entry.kernel else {}
+    with warnings.catch_warnings(record=True) as caught:
+        # Every warning is recorded (and so kept off the terminal).
+        warnings.simplefilter("always")
+        seconds, fitted = time_fit(
+            lambda: entry.make(n_clusters, random_state, **overrides), X, repeat
+        )
+    labels = fitted.labels_
+    return {
+        "error": 100 * clustering_error(y, labels),
+        "nmi": float(normalized_mutual_info(y, labels)),
+        "time": seconds,
+        "n_clusters_found": int(np.unique(labels).size),
+        "kernel": overrides.get("kernel", getattr(fitted, "kernel", None)),
+        "convergence_warning": any(
+            issubclass(w.category, ConvergenceWarning) for w in caught
+        ),
+        "warnings": sorted({w.category.__name__ for w in caught}),
+    }
+
+
+def _warm_up(entries, random_state):
+    """One untimed fit of each estimator, so first-call costs are not timed."""
+    X, _ = make_blobs(200, centers=2, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for entry in entries.values():
+            entry.make(2, random_state).fit(X)
+
+
+def _describe(case, X, y):
+    return {
+        "kind": case.kind,
+        "scaling": case.scaling,
+        "nonlinear": case.nonlinear,
+        "n_samples": int(X.shape[0]),
+        "n_features": int(X.shape[1]),
+        "sparse": bool(sp.issparse(X)),
+        "n_classes": int(np.unique(y).size),
+        "class_sizes": np.bincount(y).tolist(),
+        "scores": {},
+    }
+
+
+def summarise(cases, names):
+    """Per estimator, its errors over ``cases`` against KMeans's.
+
+    Parameters
+    ----------
+    cases : dict
+        Case name -> record with ``"scores"`` (estimator -> scores), as
+        :func:`run` returns it; KMeans must have run on every case.
+
+    names : iterable of str
+        The estimators to summarise; one that ran on no case is left out.
+
+    Returns
+    -------
+    summary : dict
+        Estimator -> number of cases, mean and median error (%), mean NMI,
+        the number of cases more than ``MARGIN`` points worse and better
+        than KMeans, the worst case and its error, the median ratio of the
+        fit time to KMeans's and the number of cases with a
+        ConvergenceWarning.
+    """
+    summary = {}
+    for name in names:
+        rows = [
+            (case, record["scores"][name], record["scores"]["KMeans"]["error"])
+            for case, record in cases.items()
+            if name in record["scores"]
+        ]
+        if not rows:
+            continue
+        errors = np.array([s["error"] for _, s, _ in rows])
+        kmeans = np.array([k for _, _, k in rows])
+        worst = int(errors.argmax())
+        summary[name] = {
+            "n_cases": len(rows),
+            "mean_error": float(errors.mean()),
+            "median_error": float(np.median(errors)),
+            "mean_nmi": float(np.mean([s["nmi"] for _, s, _ in rows])),
+            "n_worse_than_kmeans": int((errors > kmeans + MARGIN).sum()),
+            "n_better_than_kmeans": int((errors < kmeans - MARGIN).sum()),
+            "worst_case": rows[worst][0],
+            "worst_error": float(errors[worst]),
+            "median_time_over_kmeans": float(
+                np.median([s["time_over_kmeans"] for _, s, _ in rows])
+            ),
+            "n_convergence_warnings": sum(s["convergence_warning"] for _, s, _ in rows),
+        }
+    return summary
+
+
+def run(entries, quick=False, repeat=1, random_state=0, progress=None):
+    """Run every estimator on every case it can do.
+
+    Parameters
+    ----------
+    entries : dict
+        Name -> entry of :mod:`mmc.bench._registry`. KMeans, the reference
+        of the comparisons and time ratios, is added if missing.
+
+    quick : bool, default=False
+        A handful of small cases of each group instead of all.
+
+    repeat : int, default=1
+        Fits per timing; the median is kept.
+
+    random_state : int, default=0
+        Seed of every estimator (the data have fixed seeds of their own).
+
+    progress : callable, default=None
+        Wraps the iterable of cases (a progress bar).
+
+    Returns
+    -------
+    result : dict
+        ``"two_class"`` and ``"multiclass"``, each with ``"cases"`` (case
+        name -> kind, scaling, non-linearity, size, class sizes and
+        ``"scores"``: estimator -> error, NMI, fit time, time over KMeans,
+        warnings) and ``"summary"`` (see :func:`summarise`); the estimators
+        in order, ``"repeat"``, ``"quick"``, ``"margin"``, the
+        ``"seconds"`` the suite took and the 1-minute ``"load_average"`` of
+        the machine before and after.
+    """
+    from mmc.bench._registry import BASELINES
+
+    start = time.perf_counter()
+    load_at_start = os.getloadavg()
+    entries = {**entries, "KMeans": BASELINES["KMeans"]}
+    groups = {"two_class": two_class_cases(), "multiclass": multiclass_cases()}
+    if quick:
+        keep = set(QUICK_TWO_CLASS + QUICK_MULTICLASS)
+        groups = {
+            g: [c for c in cases if c.name in keep] for g, cases in groups.items()
+        }
+    _warm_up(entries, random_state)
+    runs = [(group, case) for group, cases in groups.items() for case in cases]
+    result = {group: {"cases": {}} for group in groups}
+    for group, case in progress(runs) if progress is not None else runs:
+        X, y = case.load()
+        record = _describe(case, X, y)
+        n_clusters = record["n_classes"]
+        if (n_clusters == 2) != (group == "two_class"):
+            raise ValueError(f"case {case.name!r} has {n_clusters} classes")
+        for name, entry in entries.items():
+            if _applies(entry, n_clusters):
+                record["scores"][name] = _fit_and_score(
+                    entry, X, y, n_clusters, case.nonlinear, repeat, random_state
+                )
+        reference = record["scores"]["KMeans"]["time"]
+        for score in record["scores"].values():
+            score["time_over_kmeans"] = score["time"] / reference
+        result[group]["cases"][case.name] = record
+    for group in groups:
+        result[group]["summary"] = summarise(result[group]["cases"], entries)
+    result.update(
+        estimators=list(entries),
+        repeat=repeat,
+        quick=quick,
+        margin=MARGIN,
+        seconds=time.perf_counter() - start,
+        # Other processes slow the timings down (KMeans's threads most):
+        # the 1-minute load average before and after the run tells.
+        load_average=[load_at_start[0], os.getloadavg()[0]],
+    )
+    return result
+
+
+def summary_lines(result):
+    """The two summary tables for the terminal."""
+    lines = []
+    for group in GROUPS:
+        summary = result[group]["summary"]
+        n_cases = len(result[group]["cases"])
+        lines += [
+            f"Robustness, {GROUP_TITLES[group].lower()} ({n_cases}), default "
+            "parameters: error (%), cases worse / better than KMeans by more "
+            f"than {result['margin']:g} point, median fit time / KMeans",
+            f"  {'':18s}{'cases':>6s}{'mean':>7s}{'median':>7s}{'worse':>6s}"
+            f"{'better':>7s}{'time':>7s}{'conv':>5s}  worst case",
+        ]
+        for name, s in summary.items():
+            lines.append(
+                f"  {name[:18]:18s}{s['n_cases']:6d}{s['mean_error']:7.2f}"
+                f"{s['median_error']:7.2f}{s['n_worse_than_kmeans']:6d}"
+                f"{s['n_better_than_kmeans']:7d}"
+                f"{s['median_time_over_kmeans']:7.2f}"
+                f"{s['n_convergence_warnings']:5d}  "
+                f"{s['worst_case']} ({s['worst_error']:.1f})"
+            )
+    return lines
+
+
+def _case_table(cases, names):
+    lines = [
+        "| case | kind | scaling | n | class sizes | " + " | ".join(names) + " |",
+        "|---" * (5 + len(names)) + "|",
+    ]
+    for case, r in cases.items():
+        label = f"{case} (rbf)" if r["nonlinear"] else case
+        sizes = ":".join(str(s) for s in r["class_sizes"])
+        cells = " | ".join(
+            f"{r['scores'][n]['error']:.2f}" if n in r["scores"] else "-" for n in names
+        )
+        lines.append(
+            f"| {label} | {r['kind']} | {r['scaling']} | {r['n_samples']} "
+            f"| {sizes} | {cells} |"
+        )
+    return lines
+
+
+def _summary_table(summary, margin):
+    lines = [
+        "| estimator | cases | mean error | median error | mean NMI "
+        f"| worse than KMeans + {margin:g} | better than KMeans - {margin:g} "
+        "| worst case | median time / KMeans | ConvergenceWarning |",
+        "|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for name, s in summary.items():
+        lines.append(
+            f"| {name} | {s['n_cases']} | {s['mean_error']:.2f} "
+            f"| {s['median_error']:.2f} | {s['mean_nmi']:.3f} "
+            f"| {s['n_worse_than_kmeans']} | {s['n_better_than_kmeans']} "
+            f"| {s['worst_case']} ({s['worst_error']:.1f}) "
+            f"| {s['median_time_over_kmeans']:.2f} "
+            f"| {s['n_convergence_warnings']} |"
+        )
+    return lines
+
+
+def markdown(result):
+    """The result as a markdown section: every error, then the summaries."""
+    lines = [
+        "## Robustness: every default on a broad suite",
+        "",
+        "Clustering error (%) after the best matching of clusters to classes,",
+        "default parameters, `random_state` as given; on the cases marked (rbf)",
+        'the estimators that take `kernel=` use `kernel="rbf"`. KMeans is',
+        "`KMeans(n_init=10)`, SpectralClustering uses",
+        '`affinity="nearest_neighbors"`. Fit times are medians of '
+        f"{result['repeat']} fit(s).",
+        "Two-cluster estimators run on the two-class cases only. A case is",
+        f"worse (better) than KMeans when its error is more than {result['margin']:g}",
+        "point above (below) KMeans's on the same case; the ConvergenceWarning",
+        "column counts the cases where a fit raised one.",
+    ]
+    for group in GROUPS:
+        cases = result[group]["cases"]
+        summary = result[group]["summary"]
+        names = list(summary)
+        lines += ["", f"### {GROUP_TITLES[group]} ({len(cases)})", ""]
+        lines += _case_table(cases, names)
+        lines += ["", f"#### Summary, {GROUP_TITLES[group].lower()}", ""]
+        lines += _summary_table(summary, result["margin"])
+    load = result["load_average"]
+    lines += [
+        "",
+        f"The suite took {result['seconds']:.0f} s; 1-minute load average "
+        f"{load[0]:.2f} before, {load[1]:.2f} after.",
+        "",
+    ]
+    return "\n".join(lines)
