@@ -1,9 +1,15 @@
 """Data shared by the benchmarks."""
 
+import itertools
 from functools import lru_cache
 
 import numpy as np
 from sklearn.datasets import load_digits
+
+from mmc.bench._timing import time_fit
+
+# Every pair of digits, as (a, b) with a < b.
+ALL_PAIRS = tuple(itertools.combinations(range(10), 2))
 
 
 @lru_cache(maxsize=1)
@@ -25,3 +31,37 @@ def digits(classes):
     X, y = _all_digits()
     mask = np.isin(y, classes)
     return X[mask], y[mask]
+
+
+def fits_on_digit_pairs(makers, pairs=ALL_PAIRS, repeat=1, progress=None):
+    """Fit every estimator of ``makers`` on every pair of digits, timed.
+
+    Parameters
+    ----------
+    makers : dict
+        Name -> function of no argument that makes an estimator.
+
+    pairs : sequence of (int, int), default=ALL_PAIRS
+        The pairs of digits.
+
+    repeat : int, default=1
+        Fits per estimator and pair; the median time is kept.
+
+    progress : callable, default=None
+        Wraps the iterable of the pairs (a progress bar).
+
+    Yields
+    ------
+    pair : str
+        ``"avb"``.
+
+    y : ndarray
+        The digits of the pair's samples.
+
+    fits : dict
+        Name -> ``(seconds, fitted estimator)``.
+    """
+    for a, b in progress(pairs) if progress is not None else pairs:
+        X, y = digits((a, b))
+        fits = {name: time_fit(make, X, repeat) for name, make in makers.items()}
+        yield f"{a}v{b}", y, fits

@@ -1,13 +1,10 @@
 """Accuracy and speed of CPMMC on every pair of digits of ``load_digits``."""
 
-import itertools
-
 import numpy as np
 from sklearn.cluster import KMeans
 
 from mmc import CPMMC
-from mmc.bench._data import digits
-from mmc.bench._timing import time_fit
+from mmc.bench._data import ALL_PAIRS, fits_on_digit_pairs
 from mmc.metrics import clustering_error
 
 # The pairs singled out by the CPMMC paper, and the errors (%) it reports for
@@ -40,21 +37,14 @@ def digit_pairs(repeat=3, random_state=0, progress=None):
         both estimators; ``"summary"`` holds the means, the hard pairs and the
         time ratios.
     """
-    pairs = list(itertools.combinations(range(10), 2))
-    if progress is not None:
-        pairs = progress(pairs)
+    makers = {
+        "cpmmc": lambda: CPMMC(random_state=random_state),
+        "kmeans": lambda: KMeans(n_clusters=2, n_init=10, random_state=random_state),
+    }
     rows = {}
-    for a, b in pairs:
-        X_pair, y_pair = digits((a, b))
-        cpmmc_time, cpmmc = time_fit(
-            lambda: CPMMC(random_state=random_state), X_pair, repeat
-        )
-        kmeans_time, kmeans = time_fit(
-            lambda: KMeans(n_clusters=2, n_init=10, random_state=random_state),
-            X_pair,
-            repeat,
-        )
-        rows[f"{a}v{b}"] = {
+    for pair, y_pair, fits in fits_on_digit_pairs(makers, ALL_PAIRS, repeat, progress):
+        (cpmmc_time, cpmmc), (kmeans_time, kmeans) = fits["cpmmc"], fits["kmeans"]
+        rows[pair] = {
             "n_samples": int(y_pair.size),
             "cpmmc_error": 100 * clustering_error(y_pair, cpmmc.labels_),
             "kmeans_error": 100 * clustering_error(y_pair, kmeans.labels_),

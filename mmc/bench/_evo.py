@@ -15,7 +15,6 @@ parameters and ``random_state=0``:
 ``markdown`` renders the result (``bench/studies/evommc.md`` holds a full run).
 """
 
-import itertools
 import time
 import warnings
 
@@ -24,7 +23,7 @@ from sklearn.datasets import make_blobs
 
 from mmc import EvoMMC, FastEvoMMC
 from mmc._core._evo import evolve
-from mmc.bench._data import digits
+from mmc.bench._data import ALL_PAIRS, fits_on_digit_pairs
 from mmc.bench._timing import loglog_slope, peak_fit_memory, time_fit
 from mmc.metrics import clustering_error
 
@@ -37,23 +36,20 @@ N_FEATURES = 784
 
 def digit_pairs(pairs=None, repeat=1, random_state=0, progress=None):
     """Error (%) and fit time of EvoMMC and FastEvoMMC(n_components=0.1)."""
-    pairs = list(itertools.combinations(range(10), 2)) if pairs is None else pairs
-    rows = {}
-    for a, b in progress(pairs) if progress is not None else pairs:
-        X_pair, y_pair = digits((a, b))
-        evo_time, evo = time_fit(
-            lambda: EvoMMC(random_state=random_state), X_pair, repeat
-        )
-        fast_time, fast = time_fit(
-            lambda: FastEvoMMC(n_components=0.1, random_state=random_state),
-            X_pair,
-            repeat,
-        )
+    makers = {
+        "evo": lambda: EvoMMC(random_state=random_state),
+        "fast": lambda: FastEvoMMC(n_components=0.1, random_state=random_state),
         # The paper's landmarks, for comparison (errors only).
-        fast_random = FastEvoMMC(
+        "fast_random": lambda: FastEvoMMC(
             n_components=0.1, landmarks="random", random_state=random_state
-        ).fit(X_pair)
-        rows[f"{a}v{b}"] = {
+        ),
+    }
+    rows = {}
+    pairs = ALL_PAIRS if pairs is None else pairs
+    for pair, y_pair, fits in fits_on_digit_pairs(makers, pairs, repeat, progress):
+        (evo_time, evo), (fast_time, fast) = fits["evo"], fits["fast"]
+        fast_random = fits["fast_random"][1]
+        rows[pair] = {
             "evo_error": 100 * clustering_error(y_pair, evo.labels_),
             "fast_error": 100 * clustering_error(y_pair, fast.labels_),
             "fast_random_error": 100 * clustering_error(y_pair, fast_random.labels_),
@@ -123,18 +119,23 @@ def evaluations_per_second(n_samples, n_components, generations=1_000_000, seed=
     }
 
 
+def _blobs(n_samples, random_state):
+    """Two overlapping Gaussian clusters in N_FEATURES dimensions."""
+    return make_blobs(
+        n_samples=n_samples,
+        n_features=N_FEATURES,
+        centers=2,
+        cluster_std=8.0,
+        random_state=random_state,
+    )
+
+
 def scaling(quick=False, random_state=0, progress=None):
     """Fit time and peak memory of FastEvoMMC with r = n / 100 against n."""
     sizes = QUICK_SIZES if quick else FULL_SIZES
     rows = []
     for n_samples in progress(sizes) if progress is not None else sizes:
-        X, y = make_blobs(
-            n_samples=n_samples,
-            n_features=N_FEATURES,
-            centers=2,
-            cluster_std=8.0,
-            random_state=random_state,
-        )
+        X, y = _blobs(n_samples, random_state)
         r = n_samples // 100
 
         def make():
@@ -169,13 +170,7 @@ def rank_scaling(quick=False, random_state=0):
     """Fit time of FastEvoMMC against the rank r of its map, at fixed n."""
     n_samples = 2_000 if quick else 20_000
     ranks = (20, 40) if quick else (50, 100, 200, 400, 800)
-    X, y = make_blobs(
-        n_samples=n_samples,
-        n_features=N_FEATURES,
-        centers=2,
-        cluster_std=8.0,
-        random_state=random_state,
-    )
+    X, y = _blobs(n_samples, random_state)
     rows = []
     for r in ranks:
         with warnings.catch_warnings():

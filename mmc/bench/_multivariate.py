@@ -1,6 +1,5 @@
 """MultivariateMMC: accuracy on the digit pairs and speed of the exact scan."""
 
-import itertools
 import time
 
 import numpy as np
@@ -14,8 +13,7 @@ from mmc._core._multivariate import (
     most_violated_table,
     xlogx_table,
 )
-from mmc.bench._data import digits
-from mmc.bench._timing import time_fit
+from mmc.bench._data import ALL_PAIRS, fits_on_digit_pairs
 from mmc.metrics import normalized_mutual_info, rand_index
 
 # NMI and Rand index the paper reports for MMC_multi (parameters tuned with the
@@ -31,23 +29,19 @@ def digit_pairs(repeat=3, random_state=0, progress=None):
     Returns per-pair scores and fit times (CPMMC timed in the same run) and
     their means.
     """
-    pairs = list(itertools.combinations(range(10), 2))
-    if progress is not None:
-        pairs = progress(pairs)
+    makers = {
+        "cpmmc": lambda: CPMMC(random_state=random_state),
+        "nmi": lambda: MultivariateMMC(loss="nmi", random_state=random_state),
+        "rand": lambda: MultivariateMMC(loss="rand", random_state=random_state),
+    }
     rows = {}
-    for a, b in pairs:
-        X_pair, y_pair = digits((a, b))
+    for pair, y_pair, fits in fits_on_digit_pairs(makers, ALL_PAIRS, repeat, progress):
         row = {}
-        for name, make in (
-            ("cpmmc", lambda: CPMMC(random_state=random_state)),
-            ("nmi", lambda: MultivariateMMC(loss="nmi", random_state=random_state)),
-            ("rand", lambda: MultivariateMMC(loss="rand", random_state=random_state)),
-        ):
-            seconds, est = time_fit(make, X_pair, repeat)
+        for name, (seconds, est) in fits.items():
             row[f"{name}_nmi"] = normalized_mutual_info(y_pair, est.labels_)
             row[f"{name}_rand"] = rand_index(y_pair, est.labels_)
             row[f"{name}_time"] = seconds
-        rows[f"{a}v{b}"] = row
+        rows[pair] = row
     keys = next(iter(rows.values())).keys()
     means = {key: float(np.mean([r[key] for r in rows.values()])) for key in keys}
     ratios = np.array([r["nmi_time"] / r["cpmmc_time"] for r in rows.values()])

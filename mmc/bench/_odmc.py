@@ -9,7 +9,6 @@ against n on sparse synthetic data. ``markdown`` renders the result
 (``bench/odmc.md`` holds a full run).
 """
 
-import itertools
 import time
 
 import numpy as np
@@ -20,7 +19,7 @@ from sklearn.preprocessing import StandardScaler
 from mmc import CPMMC, ODMC
 from mmc._base import column_means
 from mmc._odmc_relaxed import LabellingWorkingSet, visiting_order
-from mmc.bench._data import digits
+from mmc.bench._data import ALL_PAIRS, fits_on_digit_pairs
 from mmc.bench._timing import loglog_slope, time_fit
 from mmc.datasets import make_sparse_clusters
 from mmc.metrics import clustering_error
@@ -35,17 +34,15 @@ NNZ_PER_ROW = 50
 
 def digit_pairs(pairs=None, repeat=3, random_state=0, progress=None):
     """Error (%) and fit time of ODMC and CPMMC on digit pairs (default: all 45)."""
-    pairs = list(itertools.combinations(range(10), 2)) if pairs is None else pairs
+    makers = {
+        "odmc": lambda: ODMC(random_state=random_state),
+        "cpmmc": lambda: CPMMC(random_state=random_state),
+    }
     rows = {}
-    for a, b in progress(pairs) if progress is not None else pairs:
-        X_pair, y_pair = digits((a, b))
-        odmc_time, odmc = time_fit(
-            lambda: ODMC(random_state=random_state), X_pair, repeat
-        )
-        cpmmc_time, cpmmc = time_fit(
-            lambda: CPMMC(random_state=random_state), X_pair, repeat
-        )
-        rows[f"{a}v{b}"] = {
+    pairs = ALL_PAIRS if pairs is None else pairs
+    for pair, y_pair, fits in fits_on_digit_pairs(makers, pairs, repeat, progress):
+        (odmc_time, odmc), (cpmmc_time, cpmmc) = fits["odmc"], fits["cpmmc"]
+        rows[pair] = {
             "odmc_error": 100 * clustering_error(y_pair, odmc.labels_),
             "cpmmc_error": 100 * clustering_error(y_pair, cpmmc.labels_),
             "odmc_time": odmc_time,
