@@ -103,7 +103,8 @@ class CPM3C(_CuttingPlaneEstimator):
         seeding, the k quantile bins along the principal direction, or k
         random samples as centres; ``"auto"`` uses them in that order (then
         random samples). An array gives the initial cluster of each sample
-        (k distinct values).
+        (k distinct values); a named method assigns each sample to its
+        nearest centre.
 
     n_init : int, default=4
         Number of runs from different initial clusterings.
@@ -251,10 +252,11 @@ class CPM3C(_CuttingPlaneEstimator):
 
     def _initial_state(self, X, x_mean, principal, method, arg):
         if method == "array":
-            return cluster_means(X, arg, self.n_clusters)
-        return initial_centres(
+            return cluster_means(X, arg, self.n_clusters), arg
+        centres = initial_centres(
             X, x_mean, method, np.random.RandomState(arg), self.n_clusters, principal
         )
+        return centres, None
 
     def _make_working_set(self, X, x_mean, capacity, C, class_balance, repin=False):
         return MulticlassConstraints(

@@ -21,14 +21,14 @@ from mmc._core._cpm3c import (
 from mmc._qp import CPM3CDual
 
 
-def class_scores(assign, n_samples, W_T, intercepts, assignment):
+def class_scores(assign, n_samples, W_T, intercepts, assignment, pinned=False):
     """Best class of each sample by ``assign``, the kernel
     :func:`mmc._core._cpm3c.assign` bound to X; returns (assignment, runner, gap)."""
     runner = np.empty(n_samples, dtype=np.uint8)
     gap = np.empty(n_samples)
     changed = np.empty(n_samples, dtype=np.int32)
     previous = np.empty(n_samples, dtype=np.uint8)
-    assign(W_T, intercepts, assignment, runner, gap, changed, previous)
+    assign(W_T, intercepts, assignment, runner, gap, changed, previous, pinned=pinned)
     return assignment, runner, gap
 
 
@@ -94,18 +94,23 @@ class MulticlassConstraints:
         for name in ("B", "offsets_", "_shift"):
             grow_rows(getattr(self, name), capacity)
 
-    def start(self, centres):
-        """Start from cluster centres, with the assignments held fixed.
+    def start(self, state):
+        """Start from an initial clustering, with the assignments held fixed.
 
-        Each sample is assigned to its nearest centre, and its competing
-        class is the second nearest (at W = 0 every pair of scores ties, so
-        the first constraint holds every sample). The assignments then stay
-        fixed until the cutting plane converges, which trains a multiclass
-        SVM on the initial clustering (:meth:`release` lets them go). Started
-        from W = 0 with free assignments instead, the first CCCP steps empty
-        clusters that the SVM solution keeps, at a higher MMC objective.
+        ``state`` is ``(centres, labels)``: each sample is assigned to its
+        cluster in ``labels``, or to its nearest centre when ``labels`` is
+        None, and its competing class is the nearest other centre (at W = 0
+        every pair of scores ties, so the first constraint holds every
+        sample). The assignments then stay fixed until the cutting plane
+        converges, which trains a multiclass SVM on the initial clustering
+        (:meth:`release` lets them go). Started from W = 0 with free
+        assignments instead, the first CCCP steps empty clusters that the SVM
+        solution keeps, at a higher MMC objective.
         """
+        centres, labels = state
         self.pinned = True
+        if labels is not None:
+            self.assignment[:] = labels
         # -|x - c|^2 = 2 x.c - |c|^2 - |x|^2, and |x|^2 does not change the
         # order of the classes.
         _, self.runner, _ = class_scores(
@@ -114,6 +119,7 @@ class MulticlassConstraints:
             np.ascontiguousarray(2.0 * centres.T),
             -np.einsum("ij,ij->i", centres, centres),
             self.assignment,
+            pinned=labels is not None,
         )
         self.gap[:] = 0.0
         self._update_balance()

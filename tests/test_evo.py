@@ -309,8 +309,8 @@ def test_default_memory_limit_is_documented():
     assert mmc._evo.MAX_KERNEL_BYTES == 2**30
     assert "MAX_KERNEL_BYTES" in EvoMMC.__doc__
     with pytest.raises(ValueError, match="FastEvoMMC"):
-        EvoMMC()._check_params_vs_input(11586)
-    EvoMMC()._check_params_vs_input(11585)
+        EvoMMC()._check_params_vs_input(np.empty((11586, 1)))
+    EvoMMC()._check_params_vs_input(np.empty((11585, 1)))
 
 
 def test_linear_kernel_on_separated_blobs():
