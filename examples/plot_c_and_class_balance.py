@@ -1,7 +1,7 @@
 """
-=====================================
+========================================
 The effect of C and of the class balance
-=====================================
+========================================
 
 Two parameters shape every maximum margin clustering:
 

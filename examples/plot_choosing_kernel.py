@@ -1,7 +1,7 @@
 """
-==================
+=================
 Choosing a kernel
-==================
+=================
 
 A hyperplane separates clusters only when a gap between them is flat. For
 curved gaps, such as between two moons, :class:`mmc.CPMMC`,

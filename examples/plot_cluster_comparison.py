@@ -1,7 +1,7 @@
 """
-===================================================
+=================================================
 Every estimator side by side on 2-D toy data sets
-===================================================
+=================================================
 
 Each estimator of mmc, with its default parameters, on four small data sets
 centred at the origin: two even blobs, two blobs of 240 and 60 samples, 300
@@ -92,7 +92,7 @@ for row, (data_name, ((X, y), kernel)) in enumerate(datasets.items()):
     if kernel == "linear":
         X = X - X.mean(axis=0)  # CPM3C has no intercept with the linear kernel
     lo, hi = X.min(axis=0) - 0.6, X.max(axis=0) + 0.6
-    xx, yy = np.meshgrid(np.linspace(lo[0], hi[0], 120), np.linspace(lo[1], hi[1], 120))
+    xx, yy = np.meshgrid(np.linspace(lo[0], hi[0], 90), np.linspace(lo[1], hi[1], 90))
     grid = np.c_[xx.ravel(), yy.ravel()]
     for col, (name, estimator) in enumerate(estimators(kernel).items()):
         ax = axes[row, col]

@@ -1,7 +1,7 @@
 """
-==========================================
+===========================================
 The margin of a clustering, against k-means
-==========================================
+===========================================
 
 Maximum margin clustering looks for the labelling of the data that a support
 vector machine would separate with the widest margin. This example draws

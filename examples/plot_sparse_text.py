@@ -1,7 +1,7 @@
 """
-===========================================
+=================================
 Clustering sparse, text-like data
-===========================================
+=================================
 
 :func:`mmc.datasets.make_sparse_clusters` draws data shaped like tf-idf rows
 of documents: each row has a few dozen non-zero "term" weights out of
