@@ -40,16 +40,20 @@ cpmmc = mmc.CPMMC(random_state=0).fit(X)
 kmeans = KMeans(n_clusters=2, n_init=10, random_state=0).fit(X)
 
 # %%
-# The hyperplane and its margin
-# -----------------------------
+# The hyperplane, its margin, and the k-means boundary
+# ----------------------------------------------------
 # ``decision_function`` returns ``f(x) = w.x + b``: the clusters are its two
-# signs, and the margin is the band ``|f(x)| < 1``. Its width is ``2 / |w|``.
+# signs, and the margin is the band ``|f(x)| < 1``, of width ``2 / |w|``. The
+# boundary of k-means is the set of points equidistant from its two centres.
 
 xx, yy = np.meshgrid(np.linspace(-10, 10, 300), np.linspace(-5.5, 4, 200))
 grid = np.c_[xx.ravel(), yy.ravel()]
 f = cpmmc.decision_function(grid).reshape(xx.shape)
 inside = np.abs(cpmmc.decision_function(X)) < 1
 width = 2 / np.linalg.norm(cpmmc.coef_)
+centres = kmeans.cluster_centers_
+d = ((grid[:, None, :] - centres[None]) ** 2).sum(-1)
+km_side = (d[:, 1] < d[:, 0]).reshape(xx.shape)
 
 fig, (ax_mmc, ax_km) = plt.subplots(1, 2, figsize=(11, 4.2), sharey=True)
 colors = np.array(["tab:blue", "tab:orange"])
@@ -67,14 +71,6 @@ ax_mmc.set_title(
 )
 ax_mmc.legend(loc="lower left", fontsize=8, framealpha=0.9)
 
-# %%
-# k-means on the same data
-# ------------------------
-# The boundary of k-means is the set of points equidistant from its two
-# centres.
-centres = kmeans.cluster_centers_
-d = ((grid[:, None, :] - centres[None]) ** 2).sum(-1)
-km_side = (d[:, 1] < d[:, 0]).reshape(xx.shape)
 ax_km.contourf(xx, yy, km_side, levels=[-0.5, 0.5, 1.5], colors=colors, alpha=0.12)
 ax_km.contour(xx, yy, km_side.astype(float), levels=[0.5], colors="k")
 ax_km.scatter(*X.T, c=colors[kmeans.labels_], s=14)

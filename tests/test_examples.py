@@ -38,3 +38,21 @@ def test_example_runs_as_a_script(script, tmp_path):
         timeout=300,
     )
     assert result.returncode == 0, result.stderr[-3000:]
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda path: path.name)
+def test_each_figure_is_drawn_within_one_cell(script):
+    # sphinx-gallery saves and closes the open figures at the end of every
+    # cell (a "# %%" block): a figure created in one cell and drawn in the
+    # next would appear unfinished in the documentation.
+    cell_of_figure = None
+    for number, line in enumerate(script.read_text().splitlines(), 1):
+        if line.startswith("# %%"):
+            assert cell_of_figure is None, (
+                f"{script.name}:{number}: new cell while the figure created at "
+                f"line {cell_of_figure} is not shown yet"
+            )
+        elif "plt.subplots(" in line or "plt.figure(" in line:
+            cell_of_figure = number
+        elif "plt.show()" in line:
+            cell_of_figure = None
