@@ -20,6 +20,8 @@ REPO = DOCS.parent
 # the compiled mmc._core. Document the installed package instead.
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != REPO]
 
+from sphinx_gallery.sorting import ExplicitOrder  # noqa: E402
+
 import mmc  # noqa: E402
 
 project = "mmc"
@@ -66,7 +68,19 @@ sphinx_gallery_conf = {
     "examples_dirs": str(REPO / "examples"),
     "gallery_dirs": "auto_examples",
     "filename_pattern": r"/plot_",
-    "within_subsection_order": "FileNameSortKey",
+    # From the idea to the tools: the margin, every estimator, the parameters,
+    # then applications and cost.
+    "within_subsection_order": ExplicitOrder(
+        [
+            "plot_mmc_margin.py",
+            "plot_cluster_comparison.py",
+            "plot_c_and_class_balance.py",
+            "plot_choosing_kernel.py",
+            "plot_sparse_text.py",
+            "plot_scaling_against_kmeans.py",
+            "*",
+        ]
+    ),
     "download_all_examples": False,
     "remove_config_comments": True,
     "abort_on_example_error": True,

@@ -17,9 +17,9 @@ Two parameters shape every maximum margin clustering:
   data. Nothing in the library sets it from the data: it encodes what one
   expects of the cluster sizes.
 
-The first panel fits :class:`mmc.CPMMC` to three pairs of digits
-(``load_digits / 16``) for a range of ``C``; the second and third fit
-unbalanced blobs (400 and 100 samples) for a range of ``class_balance``.
+The first two panels fit :class:`mmc.CPMMC` to three pairs of digits
+(``load_digits / 16``) for a range of ``C``; the last two fit unbalanced
+blobs (400 and 100 samples) for a range of ``class_balance``.
 """
 
 import warnings
