@@ -18,6 +18,9 @@ metrics
     classes, NMI, Rand index and pair-counting F_beta.
 """
 
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as _metadata_version
+
 from mmc import metrics
 from mmc._cpm3c import CPM3C
 from mmc._cpmmc import CPMMC
@@ -25,8 +28,12 @@ from mmc._evo import EvoMMC, FastEvoMMC
 from mmc._multivariate import MultivariateMMC
 from mmc._odmc import ODMC
 
-# Keep equal to `version` in pyproject.toml (tests/test_package.py checks).
-__version__ = "0.1.0"
+# The version is defined once, in meson.build (project(version:)), from which
+# the build writes it into the package metadata.
+try:
+    __version__ = _metadata_version("mmc")
+except PackageNotFoundError:  # imported without being installed
+    __version__ = "0+unknown"
 
 __all__ = [
     "CPM3C",

@@ -204,7 +204,7 @@ class EvoMMC(_BaseEvoMMC):
     The hinge loss of maximum margin clustering is replaced by the squared
     loss, and a (mu + lambda) evolution strategy searches the labellings
     ``y in {-1, +1}^n`` with ``|sum y| <= class_balance * n`` for the lowest
-    fitness
+    fitness::
 
         F(y) = min_c (1/n) |y - K c|^2 + reg c'K c,
 
@@ -360,7 +360,7 @@ class FastEvoMMC(_BaseEvoMMC):
 
     The kernel functions are restricted to ``n_components`` landmarks R (the
     paper's subset of regressors, with points of the input space that need
-    not be samples):
+    not be samples)::
 
         F(y) = min_c (1/n) |y - K_nR c|^2 + reg c'K_RR c.
 

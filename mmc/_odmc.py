@@ -229,7 +229,7 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
         Offset of the hyperplane: it passes through the mean of the training
         data, unless the threshold had to move to keep the class balance.
 
-    mu_ : ndarray of shape (n_constraints_,)
+    mu_ : ndarray of shape (``n_constraints_``,)
         Weights of the labellings of the final working set (``[1.0]`` with a
         kernel: the single refined labelling).
 

@@ -14,11 +14,30 @@ import mmc._multivariate
 import mmc.datasets
 import mmc.kernels
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+REPO = Path(__file__).resolve().parent.parent
+README = REPO / "README.md"
 
 
 def test_version_matches_metadata():
     assert mmc.__version__ == version("mmc")
+
+
+def test_version_is_defined_once_in_meson_build():
+    # meson.build's project(version:) is the only definition: pyproject.toml
+    # declares the version dynamic and mmc.__version__ reads the metadata.
+    meson = REPO / "meson.build"
+    pyproject = REPO / "pyproject.toml"
+    if not (meson.is_file() and pyproject.is_file()):
+        pytest.skip("not run from a source checkout")
+    match = re.search(r"project\((.*?)\n\)", meson.read_text(), flags=re.S)
+    assert match, "meson.build has no project() call"
+    declared = re.search(r"version:\s*'([^']+)'", match.group(1))
+    assert declared, "project() in meson.build sets no version"
+    assert declared.group(1) == mmc.__version__
+    tomllib = pytest.importorskip("tomllib")  # Python >= 3.11
+    project = tomllib.loads(pyproject.read_text())["project"]
+    assert "version" not in project
+    assert "version" in project["dynamic"]
 
 
 def test_compiled_core_is_installed():
