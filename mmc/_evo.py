@@ -24,13 +24,16 @@ from mmc._base import (
     single_blas_thread,
     warn,
 )
+from mmc._core._evo import fitness
 from mmc._docstrings import EVO_ATTRIBUTES, EVO_PARAMETERS, fill_doc
 from mmc._evo_basis import (
+    duplicate_representatives,
     exact_basis,
     exact_dual_coef,
     kmeans_landmarks,
     nystroem_basis,
     nystroem_dual_coef,
+    tie_duplicates,
 )
 from mmc._evo_search import (
     RunResult,
@@ -105,6 +108,7 @@ class _BaseEvoMMC(_BinaryPredictMixin, _BaseMMC):
         gamma = resolve_gamma(X, self.gamma) if self.kernel != "linear" else 1.0
         self.gamma_ = gamma
         basis, dual_coef = self._fit_basis(X, gamma, random_state)
+        basis = tie_duplicates(basis, duplicate_representatives(X))
         bound = balance_bound(self.class_balance, n_samples)
         # Spectral starts are local optima of large moves already: the
         # evolution only fine-tunes them, by single flips (or swaps). Random
@@ -146,9 +150,7 @@ class _BaseEvoMMC(_BinaryPredictMixin, _BaseMMC):
             # there is nothing to split.
             labels = -np.ones(n_samples, dtype=np.int8)
             u = labels @ basis.V
-            best = RunResult(
-                labels, u, 1.0 - float((u * u) @ basis.weights) / n_samples, 0, 0
-            )
+            best = RunResult(labels, u, fitness(basis.weights, u, n_samples), 0, 0)
         else:
             n_runs = self.n_init if init_labels is None else 1
             seeds = draw_seeds(random_state, (n_runs, 2))

@@ -17,13 +17,14 @@ features, chooses FastEvoMMC's landmarks, and maps the coordinates
 least-squares predictor.
 """
 
+import math
 from collections import namedtuple
 
 import numpy as np
 import scipy.linalg
-from sklearn.utils.parallel import _get_threadpool_controller
+import scipy.sparse as sp
 
-from mmc._starts import kmeans_run
+from mmc._kmeans import stable_kmeans
 
 # FastEvoMMC's k-means landmarks: k-means++ seeding and this many Lloyd
 # iterations on a random subsample of at most this many samples per landmark,
@@ -61,14 +62,129 @@ def spectral_basis(V, sigma, reg):
     keep = sigma > max(n_samples, 1) * np.finfo(np.float64).eps * top
     order = np.flatnonzero(keep)[np.argsort(-sigma[keep], kind="stable")]
     sigma = sigma[order]
-    V = np.ascontiguousarray(V[:, order], dtype=np.float64)
+    V = fixed_point(np.ascontiguousarray(V[:, order], dtype=np.float64))
     weights = sigma / (sigma + n_samples * reg)
     return Basis(V, weights, sigma)
+
+
+def fixed_point(V):
+    """Round ``V`` to a grid on which the coordinates ``V'y`` are exact.
+
+    The search keeps ``u = V'y`` for each labelling y in {-1, +1}^n and
+    updates it by ``-2 y_i V[i]`` per flip, and compares fitnesses computed
+    from u. In floating point the same labelling reached along two paths (or
+    computed by BLAS on two kernels, which sum in different orders) gets
+    coordinates, hence fitnesses, that differ in the last bits, and the
+    selection then orders two copies of one labelling by rounding noise
+    (measured: every near-tie of the selection on a digit pair was between
+    copies of one labelling). On a grid of ``2**-k`` every value the search
+    forms, ``sum_i c_i V[i]`` with integer ``c_i`` and magnitude at most
+    ``3 max_j sum_i |V_ij|`` (a labelling's coordinates plus a mutation's
+    change), is an integer multiple of ``2**-k`` below ``2**53 * 2**-k``,
+    hence exact in float64 whatever the order of the sums: the coordinates,
+    and the fitness computed from them, depend on the labelling alone. The
+    grid is chosen as fine as that allows (with one bit of margin), which
+    moves each entry by at most ``3 sqrt(n) 2**-54`` (relative error about
+    ``n * 1e-16`` for entries of size ``n**-0.5``).
+    """
+    bound = 3.0 * float(np.abs(V).sum(axis=0).max(initial=0.0))
+    if not bound > 0.0:
+        return V
+    _, exponent = math.frexp(bound)  # bound < 2**exponent
+    k = 52 - exponent
+    return np.ldexp(np.rint(np.ldexp(V, k)), -k)
+
+
+def duplicate_representatives(X):
+    """For each sample, the index of the first sample with the same row.
+
+    Returns None when every row is distinct.
+    """
+    n_samples = X.shape[0]
+    if sp.issparse(X):
+        if not X.has_canonical_format:  # sorted indices, no duplicates
+            X = X.copy()
+            X.sum_duplicates()
+        first = {}
+        rep = np.empty(n_samples, dtype=np.intp)
+        for i in range(n_samples):
+            lo, hi = X.indptr[i], X.indptr[i + 1]
+            key = X.indices[lo:hi].tobytes() + X.data[lo:hi].tobytes()
+            rep[i] = first.setdefault(key, i)
+    else:
+        # Rows hashed by their bits (a sum of the words times fixed odd
+        # multipliers, modulo 2**64), equal hashes checked row by row.
+        X = np.ascontiguousarray(X)
+        words = X.view(np.uint64 if X.dtype.itemsize == 8 else np.uint32)
+        multipliers = np.random.RandomState(0).randint(
+            1, np.iinfo(np.int64).max, size=X.shape[1], dtype=np.int64
+        ).astype(np.uint64) | np.uint64(1)
+        hashes = np.empty(n_samples, dtype=np.uint64)
+        for start in range(0, n_samples, 4096):
+            block = words[start : start + 4096].astype(np.uint64)
+            hashes[start : start + 4096] = (block * multipliers).sum(axis=1)
+        order = np.argsort(hashes, kind="stable")  # equal hashes by index
+        sorted_hashes = hashes[order]
+        starts = np.flatnonzero(np.r_[True, sorted_hashes[1:] != sorted_hashes[:-1]])
+        ends = np.r_[starts[1:], n_samples]
+        rep = np.arange(n_samples)
+        for lo, hi in zip(starts[ends - starts > 1], ends[ends - starts > 1]):
+            firsts = []
+            for j in order[lo:hi]:
+                for i in firsts:
+                    if np.array_equal(X[i], X[j]):
+                        rep[j] = i
+                        break
+                else:
+                    firsts.append(j)
+    if np.array_equal(rep, np.arange(n_samples)):
+        return None
+    return rep
+
+
+def tie_duplicates(basis, rep):
+    """Give identical samples identical rows of V (bitwise).
+
+    In exact arithmetic two identical samples have identical rows in every
+    eigenvector of non-zero eigenvalue; computed, the rows differ in the last
+    bits, and labellings that differ by swapping the two samples, of equal
+    fitness, are then ordered by rounding noise. Copying the row of the
+    first of each group of identical samples to the others makes their
+    fitnesses equal to the bit (the coordinates are exact sums, see
+    fixed_point), and the ties go to the lower index.
+    """
+    if rep is None:
+        return basis
+    copies = np.flatnonzero(rep != np.arange(rep.shape[0]))
+    basis.V[copies] = basis.V[rep[copies]]
+    return basis
+
+
+def canonical_signs(V, rtol=1e-8):
+    """Signs (+1.0 / -1.0) that make the columns of ``V`` canonical.
+
+    An eigenvector is determined up to its sign only, and LAPACK returns
+    either sign depending on the rounding of the BLAS kernel it runs on
+    (measured: 29 of the 356 eigenvectors of a digit pair flip between
+    OpenBLAS's SkylakeX and Haswell kernels). The starts of the search are
+    fixed combinations of the columns, so a flip changes them completely.
+    ``V * canonical_signs(V)`` has, in every column, its entry of largest
+    magnitude positive. Entries within ``rtol`` (relative) of the largest
+    magnitude count as tied and the first of them (by row) decides, so that
+    two entries of nearly equal magnitude and opposite signs do not hand the
+    choice back to the rounding: the choice can still flip only if a
+    magnitude lies within the rounding error of the tie threshold itself.
+    """
+    magnitude = np.abs(V)
+    top = magnitude.max(axis=0, initial=0.0)
+    first = np.argmax(magnitude >= (1.0 - rtol) * top, axis=0)
+    return np.where(V[first, np.arange(V.shape[1])] < 0, -1.0, 1.0)
 
 
 def exact_basis(K, reg):
     """The basis of an exact kernel matrix K (overwritten) by its eigenvectors."""
     sigma, V = scipy.linalg.eigh(K, overwrite_a=True, check_finite=False)
+    V *= canonical_signs(V)
     return spectral_basis(V, sigma, reg)
 
 
@@ -107,6 +223,10 @@ def nystroem_basis(feature_map, X, reg):
     s2, W = s2[keep], W[:, keep]
     V = L @ (W / np.sqrt(s2))
     del L
+    # Fix each singular vector's sign (see canonical_signs), on both sides.
+    signs = canonical_signs(V)
+    V *= signs
+    W *= signs
     return spectral_basis(V, s2, reg), W.T
 
 
@@ -131,11 +251,11 @@ def kmeans_landmarks(X, n_landmarks, random_state):
     """Centres of a short k-means run, as landmarks of a Nystroem map.
 
     k-means++ seeding followed by ``KMEANS_ITERATIONS`` Lloyd iterations
-    (:class:`sklearn.cluster.KMeans` with one initialisation) on a random
-    subsample of ``min(n_samples, KMEANS_SAMPLES_PER_LANDMARK * n_landmarks)``
-    samples: O(r^2 d log r) time for r landmarks and d features (the greedy
-    k-means++ seeding tries ``2 + log r`` candidates per centre), whatever
-    n_samples.
+    (:func:`mmc._kmeans.stable_kmeans`, whose choices do not depend on the
+    BLAS kernel or the input format) on a random subsample of
+    ``min(n_samples, KMEANS_SAMPLES_PER_LANDMARK * n_landmarks)`` samples:
+    O(r^2 d log r) time for r landmarks and d features (the greedy k-means++
+    seeding tries ``2 + log r`` candidates per centre), whatever n_samples.
 
     Parameters
     ----------
@@ -159,8 +279,5 @@ def kmeans_landmarks(X, n_landmarks, random_state):
     n_subsample = min(n_samples, KMEANS_SAMPLES_PER_LANDMARK * n_landmarks)
     if n_subsample < n_samples:
         X = X[np.sort(random_state.choice(n_samples, n_subsample, replace=False))]
-    # One thread: KMeans merges the per-thread sums in no fixed order, and the
-    # search is sensitive to the last bits of the kernel basis.
-    with _get_threadpool_controller().limit(limits=1, user_api="openmp"):
-        km = kmeans_run(X, n_landmarks, random_state, max_iter=KMEANS_ITERATIONS)
-    return np.ascontiguousarray(km.cluster_centers_)
+    centres = stable_kmeans(X, n_landmarks, random_state, KMEANS_ITERATIONS)
+    return np.ascontiguousarray(centres, dtype=X.dtype)

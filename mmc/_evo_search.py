@@ -16,7 +16,7 @@ from collections import namedtuple
 
 import numpy as np
 
-from mmc._core._evo import evolve
+from mmc._core._evo import evolve, fitness
 from mmc._labelling import balanced_signs, median_split, random_balanced_labels
 
 RunResult = namedtuple(
@@ -110,8 +110,11 @@ def evolution_run(
     """
     V, weights = basis.V, basis.weights
     n_samples = V.shape[0]
+    # Exact on the fixed-point basis, whatever the BLAS (see
+    # mmc._evo_basis.fixed_point); the fitnesses come from the same kernel as
+    # those of the children.
     U = np.ascontiguousarray(population @ V, dtype=np.float64)
-    F = 1.0 - (U * U) @ weights / n_samples
+    F = np.array([fitness(weights, u, n_samples) for u in U])
     n_generations = evolve(
         V,
         weights,
@@ -131,7 +134,7 @@ def evolution_run(
     best = int(np.argmin(F))
     labels = population[best].copy()
     u = labels @ V
-    objective = 1.0 - float((u * u) @ weights) / n_samples
+    objective = fitness(weights, u, n_samples)
     return RunResult(labels, u, objective, n_generations, seed)
 
 

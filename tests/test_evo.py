@@ -213,13 +213,13 @@ def test_kmeans_landmarks_are_reproducible_centres():
 
 def test_kmeans_landmarks_fit_a_subsample_of_bounded_size(monkeypatch):
     seen = []
+    original = mmc._evo_basis.stable_kmeans
 
-    class RecordingKMeans(mmc._starts.KMeans):
-        def fit(self, X, y=None, sample_weight=None):
-            seen.append((X.shape[0], self.n_clusters, self.max_iter))
-            return super().fit(X, y, sample_weight)
+    def recording_kmeans(X, n_clusters, random_state, max_iter):
+        seen.append((X.shape[0], n_clusters, max_iter))
+        return original(X, n_clusters, random_state, max_iter)
 
-    monkeypatch.setattr(mmc._starts, "KMeans", RecordingKMeans)
+    monkeypatch.setattr(mmc._evo_basis, "stable_kmeans", recording_kmeans)
     X, _ = two_blobs(n_per_cluster=100, seed=12)
     FastEvoMMC(n_components=5, n_init=1, random_state=0).fit(X)
     per_landmark = mmc._evo_basis.KMEANS_SAMPLES_PER_LANDMARK

@@ -52,7 +52,10 @@ def main():
     start = time.perf_counter()
     print("# Unequal clusters and the class balance bound\n")
     print(__doc__.split("\n\n")[1].replace("\n", " ").strip() + "\n")
-    print("Command: `python -I bench/studies/class_balance.py > bench/studies/class_balance.md`.\n")
+    print(
+        "Command: `python -I bench/studies/class_balance.py > "
+        "bench/studies/class_balance.md`.\n"
+    )
     defaults = {
         name: getattr(mmc, name)().get_params()["class_balance"] for name in ESTIMATORS
     }

@@ -154,10 +154,13 @@ def fitness(
     cdef:
         Py_ssize_t j, n_components = u.shape[0]
         double acc = 0.0
+        double inv_n = 1.0 / n_samples
+    # The same operations, in the same order, as the fitness of a child in
+    # evolve (_fitness_after), so that a labelling gets one fitness to the bit.
     with nogil:
         for j in range(n_components):
             acc += weights[j] * u[j] * u[j]
-    return 1.0 - acc / n_samples
+    return 1.0 - acc * inv_n
 
 
 def flip_labels(
