@@ -1,0 +1,93 @@
+"""Refresh docs/user_guide/measurements.csv after a benchmark run.
+
+Each row quotes a line of a file under bench/. After the file is measured
+again, the row's line is found anew -- the line of the same table row (same
+label in the first cells) under the same heading -- and its value is read
+from the same cell. Rows whose line cannot be found are reported and left
+alone, for a person to update.
+
+    python tools/refresh_measurements.py [REV]
+
+REV is the revision holding the files the table was written against
+(default HEAD); the working tree holds the new ones.
+"""
+
+import csv
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+TABLE = REPO / "docs" / "user_guide" / "measurements.csv"
+
+
+def _heading_of(lines, index):
+    for line in reversed(lines[: index + 1]):
+        if line.startswith("#"):
+            return line
+    return ""
+
+
+def _cells(line):
+    return [c.strip() for c in line.strip().strip("|").split("|")]
+
+
+def _find(old_text, new_text, match):
+    old_lines, new_lines = old_text.splitlines(), new_text.splitlines()
+    where = [i for i, line in enumerate(old_lines) if match in line]
+    if len(where) != 1:
+        return None
+    i = where[0]
+    old_line, heading = old_lines[i], _heading_of(old_lines, i)
+    if not old_line.lstrip().startswith("|"):
+        return None
+    label = _cells(old_line)[0]
+    for j, line in enumerate(new_lines):
+        if (
+            line.lstrip().startswith("|")
+            and _cells(line)[0] == label
+            and _heading_of(new_lines, j) == heading
+        ):
+            return old_line, line
+    return None
+
+
+def refresh(rev="HEAD"):
+    with open(TABLE, newline="") as f:
+        rows = list(csv.DictReader(f))
+        fields = list(rows[0].keys())
+    unresolved = []
+    for row in rows:
+        source = REPO / row["source"]
+        new_text = source.read_text()
+        if row["match"] in new_text:
+            continue
+        old_text = subprocess.run(
+            ["git", "show", f"{rev}:{row['source']}"],
+            cwd=REPO, capture_output=True, text=True, check=True,
+        ).stdout
+        found = _find(old_text, new_text, row["match"])
+        if found is None:
+            unresolved.append(row["key"])
+            continue
+        old_line, new_line = found
+        old_cells, new_cells = _cells(old_line), _cells(new_line)
+        cell = next(k for k, c in enumerate(old_cells) if row["value"] in c)
+        token = re.escape(row["value"])
+        value = re.search(r"[-+0-9.e]+", new_cells[cell]).group(0)
+        match_cells = _cells(row["match"])
+        n = len(match_cells)
+        row["match"] = "| " + " | ".join(new_cells[:n]) + " |" if row["match"].endswith("|") else row["match"]
+        row["value"] = re.sub(token, value, row["value"])
+    with open(TABLE, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    return unresolved
+
+
+if __name__ == "__main__":
+    left = refresh(*sys.argv[1:])
+    if left:
+        print("not refreshed (update by hand):", ", ".join(left))
