@@ -59,15 +59,12 @@ class CPM3C(_CuttingPlaneEstimator):
     never consulted); if every run empties a cluster, a
     ``ConvergenceWarning`` says so.
 
-    With the linear kernel there is no intercept (as in the paper): the
-    scores depend on the origin of X, and a constant feature acts as an
-    intercept. With any other kernel the runs see the mapped samples and a
-    constant feature (the kernel ``K + s^2``, with ``s^2`` the mean of
-    ``K(x, x)``), whose weights are the regularised intercepts
-    ``intercept_``: without them no score difference through the origin of
-    the feature space puts the inner of two concentric rings in a class of
-    its own. Clusters are numbered in the order in which they first occur
-    in X.
+    The problem is posed on the centred samples (the mapped ones with a
+    kernel): the scores are ``w_p . (x - mean(x))``, so that translating the
+    data does not change the clustering, and ``intercept_`` is
+    ``-coef_ @ mean(x)``. (The paper's scores have no intercept and depend
+    on the origin of X: on uncentred data its runs split almost at random.)
+    Clusters are numbered in the order in which they first occur in X.
 
     Parameters
     ----------
@@ -135,7 +132,8 @@ class CPM3C(_CuttingPlaneEstimator):
         The weight vector of each cluster.
 
     intercept_ : ndarray of shape (n_clusters,)
-        The intercept of each cluster's score; zero with the linear kernel.
+        The intercept of each cluster's score, ``-coef_ @ mean(x)`` (the
+        mean of the training samples, mapped with a kernel).
 
     objective_ : float
         Value of the objective above at the solution.
@@ -284,23 +282,9 @@ class CPM3C(_CuttingPlaneEstimator):
             )
         return result
 
-    def _training_features(self, X):
-        if self.kernel == "linear":
-            return X
-        scale = np.sqrt(np.mean(np.einsum("ij,ij->i", X, X, dtype=np.float64)))
-        # All samples identical under a kernel that maps them to 0: any
-        # constant serves.
-        constant = np.full((X.shape[0], 1), scale if scale > 0 else 1.0, X.dtype)
-        return np.hstack([X, constant])
-
     def _set_solution(self, X, best):
         coef = best.coef
-        self.intercept_ = np.zeros(self.n_clusters)
-        if self.kernel != "linear":
-            # Split the weights of the constant feature off (see
-            # _training_features) into intercepts.
-            self.intercept_ = coef[:, -1] * float(X[0, -1])
-            X, coef = np.ascontiguousarray(X[:, :-1]), coef[:, :-1]
+        self.intercept_ = np.asarray(best.intercept, dtype=np.float64)
         self.coef_ = coef
         labels = self._assign(X)
         # The problem is symmetric under a permutation of the classes; name

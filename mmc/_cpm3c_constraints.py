@@ -10,7 +10,7 @@ it. The row loops are in ``mmc/_core/_cpm3c.pyx``, the dual QP in
 
 import numpy as np
 
-from mmc._base import grow_columns, grow_rows, row_kernel
+from mmc._base import decision_values, grow_columns, grow_rows, row_kernel
 from mmc._core._common import mean_hinge_loss
 from mmc._core._cpm3c import (
     apply_changes,
@@ -50,6 +50,21 @@ class MulticlassConstraints:
     with S_q the sum of the samples assigned to q and R_pq the sum of those
     assigned to p whose second-best class is q. It implements the interface
     of :func:`mmc._cutting_plane.cutting_plane_run`.
+
+    The problem is posed on the centred samples ``x - mean(x)``, so that the
+    clustering does not change when the data are translated (the class
+    scores have no intercept of their own; the fitted intercepts are
+    ``-W mean(x)``). The centring is implicit, as in CPMMC's working set:
+    the kernels keep the B_c and their Gram matrix of the raw samples, and
+    the centred ones follow from two small statistics per constraint,
+    ``M_c[p] = (1/n) sum_{i in c} ([p = p_i] - [p = r_i])`` (the weight of
+    the mean in B_c) and ``U_c[p] = B_c[p] . mean(x)``:
+
+        centred B_c = B_c - M_c mean(x)',
+        <centred B_a, centred B_b> = <B_a, B_b> - U_a.M_b - M_a.U_b
+                                     + |mean(x)|^2 M_a.M_b.
+
+    A sparse X stays sparse, and every kernel keeps its cost.
     """
 
     def __init__(
@@ -58,6 +73,9 @@ class MulticlassConstraints:
         n_samples, n_features = X.shape
         self.X = X
         self.x_mean = x_mean
+        self._mean_sq_norm = float(x_mean @ x_mean)
+        # x_i . mean(x), to move U_c when a sample changes class.
+        self._x_dot_mean = decision_values(X, x_mean, 0.0)
         self._assign = row_kernel(X, assign)
         self._most_violated = row_kernel(X, most_violated)
         self._apply_changes = row_kernel(X, apply_changes)
@@ -68,6 +86,8 @@ class MulticlassConstraints:
         self.constraints = np.zeros((n_samples, capacity), dtype=np.uint8)
         self.B = np.zeros((capacity, n_clusters, n_features))
         self.offsets_ = np.zeros(capacity)
+        self._mean_weights = np.zeros((capacity, n_clusters))
+        self._mean_products = np.zeros((capacity, n_clusters))
         self.gram = np.zeros((capacity, capacity))
         self._shift = np.zeros(capacity)
         self._sums = np.zeros((n_clusters, n_features))
@@ -75,7 +95,7 @@ class MulticlassConstraints:
         self.D = np.zeros((n_clusters, n_clusters, n_features))
         self.W = np.zeros((n_clusters, n_features))
         self._W_T = np.zeros((n_features, n_clusters))
-        self._no_intercepts = np.zeros(n_clusters)
+        self.intercepts = np.zeros(n_clusters)
         self.assignment = np.zeros(n_samples, dtype=np.uint8)
         self.runner = np.zeros(n_samples, dtype=np.uint8)
         self.gap = np.zeros(n_samples)
@@ -91,7 +111,7 @@ class MulticlassConstraints:
         capacity = 2 * self.constraints.shape[1]
         self.constraints = grow_columns(self.constraints, capacity)
         self.gram = grow_columns(grow_rows(self.gram, capacity), capacity)
-        for name in ("B", "offsets_", "_shift"):
+        for name in ("B", "offsets_", "_shift", "_mean_weights", "_mean_products"):
             grow_rows(getattr(self, name), capacity)
 
     def start(self, state):
@@ -127,10 +147,18 @@ class MulticlassConstraints:
     def _update_balance(self):
         """Balance vectors D_p at the current assignments (one pass over X)."""
         self._class_sums(self.assignment, self.runner, self._sums, self._runner_sums)
+        k = self.n_clusters
+        # Centred: each sum of m samples loses m mean(x), D_p[p] = 0.
+        class_counts = np.bincount(self.assignment, minlength=k)
+        pair_counts = np.bincount(
+            self.assignment.astype(np.intp) * k + self.runner, minlength=k * k
+        ).reshape(k, k)
+        counts = (class_counts[None, :] + pair_counts).astype(np.float64)
         D = self.D
         np.add(self._sums[None, :, :], self._runner_sums, out=D)
+        D -= counts[:, :, None] * self.x_mean
         D /= -self.X.shape[0]
-        D[np.arange(self.n_clusters), np.arange(self.n_clusters)] = self.x_mean
+        D[np.arange(k), np.arange(k)] = 0.0
         self._previous_runner = self.runner.copy()
 
     def add_most_violated(self):
@@ -142,7 +170,21 @@ class MulticlassConstraints:
             self.assignment, self.runner, self.gap, self.constraints, k, self.B[k]
         )
         self.offsets_[k] = size
+        column = self.constraints[:, k]
+        inside = column > 0
+        self._mean_weights[k] = (
+            np.bincount(self.assignment[inside], minlength=self.n_clusters)
+            - np.bincount(column[inside] - 1, minlength=self.n_clusters)
+        ) / self.X.shape[0]
+        self._mean_products[k] = self.B[k] @ self.x_mean
         return violation
+
+    def _centred_gram(self):
+        """Frobenius Gram matrix of the centred B_c (class docstring)."""
+        k = self.size
+        M, U = self._mean_weights[:k], self._mean_products[:k]
+        cross = U @ M.T
+        return self.gram[:k, :k] - cross - cross.T + self._mean_sq_norm * (M @ M.T)
 
     def commit(self):
         """Keep the constraint written by the last :meth:`add_most_violated`."""
@@ -158,9 +200,16 @@ class MulticlassConstraints:
         k = self.size
         B = self.B[:k].reshape(k, -1)
         D = self.D.reshape(self.n_clusters, -1)
-        lam, m = self.dual.solve(self.gram[:k, :k], self.offsets_[:k], B @ D.T, D @ D.T)
-        self.W = (lam @ B - m @ D).reshape(self.W.shape)
+        M = self._mean_weights[:k]
+        # <centred B_c, D_p> = <B_c, D_p> - sum_q M_c[q] (D_p[q] . mean(x)).
+        D_dot_mean = self.D @ self.x_mean
+        B_dot_D = B @ D.T - M @ D_dot_mean.T
+        gram = self._centred_gram()
+        lam, m = self.dual.solve(gram, self.offsets_[:k], B_dot_D, D @ D.T)
+        W = (lam @ B - m @ D).reshape(self.W.shape)
+        self.W = W - np.outer(lam @ M, self.x_mean)
         self._W_T = np.ascontiguousarray(self.W.T)
+        self.intercepts = -(self.W @ self.x_mean)
 
     def release(self):
         """Let the assignments follow W; False if the run is over.
@@ -187,7 +236,7 @@ class MulticlassConstraints:
             return True
         assignment = self.assignment.copy()
         _, _, gap = class_scores(
-            self._assign, self.X.shape[0], self._W_T, self._no_intercepts, assignment
+            self._assign, self.X.shape[0], self._W_T, self.intercepts, assignment
         )
         if np.array_equal(assignment, self.assignment):
             return False
@@ -204,7 +253,7 @@ class MulticlassConstraints:
         """Assignments at the new W; update the statistics of the constraints."""
         n_changed = self._assign(
             self._W_T,
-            self._no_intercepts,
+            self.intercepts,
             self.assignment,
             self.runner,
             self.gap,
@@ -214,6 +263,7 @@ class MulticlassConstraints:
         )
         n_updates = 0
         if n_changed:
+            self._move_mean_statistics(n_changed)
             n_updates = self._apply_changes(
                 self._changed,
                 self._previous,
@@ -232,10 +282,29 @@ class MulticlassConstraints:
             n_updates += 1
         return n_updates
 
+    def _move_mean_statistics(self, n_changed):
+        """M_c and U_c after the reassignments found by the last ``assign``.
+
+        A sample i moving from class p to class q adds
+        ``(e_q - e_p) x_i' / n`` to every B_c containing it (as the kernel
+        ``apply_changes`` does), so ``(e_q - e_p) / n`` to M_c and
+        ``(e_q - e_p) x_i.mean(x) / n`` to U_c.
+        """
+        k = self.size
+        changed = self._changed[:n_changed]
+        moves = np.zeros((n_changed, self.n_clusters))
+        rows = np.arange(n_changed)
+        moves[rows, self.assignment[changed]] += 1.0 / self.X.shape[0]
+        moves[rows, self._previous[:n_changed]] -= 1.0 / self.X.shape[0]
+        member = (self.constraints[changed, :k] > 0).astype(np.float64)
+        self._mean_weights[:k] += member.T @ moves
+        self._mean_products[:k] += member.T @ (moves * self._x_dot_mean[changed, None])
+
     def slack(self):
         """Slack of the restricted problem at W."""
         k = self.size
         products = self.B[:k].reshape(k, -1) @ self.W.ravel()
+        products -= self._mean_weights[:k] @ (self.W @ self.x_mean)
         return max(0.0, float((self.offsets_[:k] - products).max()))
 
     def squared_norm(self):
@@ -250,4 +319,4 @@ class MulticlassConstraints:
         return int((counts == 0).sum())
 
     def solution(self):
-        return self.W, None
+        return self.W, self.intercepts

@@ -30,6 +30,13 @@ _LOSS_CODES = {
     "fbeta": LOSS_FBETA,
 }
 
+# The kernels square beta. F_beta = (1 + b^2) P R / (b^2 P + R) equals the
+# recall R to double precision once b^2 P exceeds R / eps, i.e. for b beyond
+# about 1e13 at any size of data, and b^2 overflows to inf (making F_beta
+# NaN) beyond 1.3e154: larger values are taken as this one, which gives the
+# same losses.
+_LARGEST_BETA = 1e150
+
 
 class _RelabellingConstraints(_SubsetConstraints):
     """Working set of MultivariateMMC: constraints given by sets of relabelled samples.
@@ -178,7 +185,10 @@ class MultivariateMMC(_BinaryCuttingPlane):
 
     beta : float, default=1.0
         Weight of recall against precision in the pair-counting F_beta
-        (``loss="fbeta"`` only); must be positive.
+        (``loss="fbeta"`` only); must be positive. Large values tend to
+        recall, small ones to precision; beyond 1e150 (where ``beta**2``
+        would overflow) F_beta is recall to double precision and ``beta`` is
+        taken as 1e150.
 
     C : float or "auto", default="auto"
         Weight of the loss against the margin term, relative to the spread
@@ -366,6 +376,6 @@ class MultivariateMMC(_BinaryCuttingPlane):
             C,
             class_balance,
             loss=self.loss,
-            beta=self.beta,
+            beta=min(self.beta, _LARGEST_BETA),
             n_threads=_openmp_effective_n_threads(),
         )

@@ -8,6 +8,7 @@ from _reference import most_violated_labelling
 
 from mmc import CPMMC, MultivariateMMC
 from mmc._core._multivariate import table_loss
+from mmc._multivariate import _LARGEST_BETA
 from mmc.datasets import make_sparse_clusters
 from mmc.metrics import clustering_error, normalized_mutual_info
 
@@ -86,6 +87,19 @@ def test_beta_changes_only_the_fbeta_loss():
     a = MultivariateMMC(loss="nmi", beta=0.5, random_state=0).fit(X)
     b = MultivariateMMC(loss="nmi", beta=4.0, random_state=0).fit(X)
     np.testing.assert_array_equal(a.coef_, b.coef_)
+
+
+def test_huge_beta_is_the_recall_limit():
+    # beta**2 overflows beyond 1.3e154, so the estimator takes larger values
+    # as 1e150, where F_beta is the recall, as it already is to double
+    # precision at beta = 1e13.
+    recall_loss = table_loss(30, 5, 2, 10, 3, 1e13)
+    assert table_loss(30, 5, 2, 10, 3, _LARGEST_BETA) == recall_loss
+    X, _ = two_blobs(distance=3.0, seed=3)
+    huge = MultivariateMMC(loss="fbeta", beta=1e300, random_state=0).fit(X)
+    large = MultivariateMMC(loss="fbeta", beta=1e13, random_state=0).fit(X)
+    np.testing.assert_array_equal(huge.labels_, large.labels_)
+    np.testing.assert_allclose(huge.coef_, large.coef_, rtol=1e-12)
 
 
 @pytest.mark.parametrize(
