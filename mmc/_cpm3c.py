@@ -61,10 +61,16 @@ class CPM3C(_CuttingPlaneEstimator):
 
     The problem is posed on the centred samples (the mapped ones with a
     kernel): the scores are ``w_p . (x - mean(x))``, so that translating the
-    data does not change the clustering, and ``intercept_`` is
-    ``-coef_ @ mean(x)``. (The paper's scores have no intercept and depend
-    on the origin of X: on uncentred data its runs split almost at random.)
-    Clusters are numbered in the order in which they first occur in X.
+    data does not change the clustering, and with the linear kernel
+    ``intercept_`` is ``-coef_ @ mean(x)``. (The paper's scores have no
+    intercept and depend on the origin of X: on uncentred data its runs
+    split almost at random.) With any other kernel the runs see the mapped
+    samples, centred, and a constant feature that is not (the kernel
+    ``K + s^2``, with ``s^2`` the mean of ``K(x, x)``), whose weights add
+    regularised intercepts to ``intercept_``: without them no score
+    difference through the mean of the feature space puts the inner of two
+    concentric rings in a class of its own. Clusters are numbered in the
+    order in which they first occur in X.
 
     Parameters
     ----------
@@ -132,8 +138,9 @@ class CPM3C(_CuttingPlaneEstimator):
         The weight vector of each cluster.
 
     intercept_ : ndarray of shape (n_clusters,)
-        The intercept of each cluster's score, ``-coef_ @ mean(x)`` (the
-        mean of the training samples, mapped with a kernel).
+        The intercept of each cluster's score: ``-coef_ @ mean(x)`` with
+        the linear kernel (the mean of the training samples), and the
+        weights of the constant feature added with another kernel.
 
     objective_ : float
         Value of the objective above at the solution.
@@ -257,6 +264,11 @@ class CPM3C(_CuttingPlaneEstimator):
         return centres, None
 
     def _make_working_set(self, X, x_mean, capacity, C, class_balance, repin=False):
+        if self.kernel != "linear":
+            # The constant feature is not centred, so that its weights stay
+            # intercepts of their own (see _training_features).
+            x_mean = x_mean.copy()
+            x_mean[-1] = 0.0
         return MulticlassConstraints(
             X,
             x_mean,
@@ -282,9 +294,23 @@ class CPM3C(_CuttingPlaneEstimator):
             )
         return result
 
+    def _training_features(self, X):
+        if self.kernel == "linear":
+            return X
+        scale = np.sqrt(np.mean(np.einsum("ij,ij->i", X, X, dtype=np.float64)))
+        # All samples identical under a kernel that maps them to 0: any
+        # constant serves.
+        constant = np.full((X.shape[0], 1), scale if scale > 0 else 1.0, X.dtype)
+        return np.hstack([X, constant])
+
     def _set_solution(self, X, best):
         coef = best.coef
-        self.intercept_ = np.asarray(best.intercept, dtype=np.float64)
+        self.intercept_ = np.asarray(best.intercept, dtype=np.float64).copy()
+        if self.kernel != "linear":
+            # Split the weights of the constant feature off (see
+            # _training_features) into intercepts.
+            self.intercept_ += coef[:, -1] * float(X[0, -1])
+            X, coef = np.ascontiguousarray(X[:, :-1]), coef[:, :-1]
         self.coef_ = coef
         labels = self._assign(X)
         # The problem is symmetric under a permutation of the classes; name

@@ -77,10 +77,14 @@ class _FeatureMapMixin:
             n_train = self.kernel_map_.n_samples_fit_
             shape = getattr(X, "shape", None)
             if shape is not None and len(shape) == 2 and shape[1] != n_train:
+                # The first sentence is scikit-learn's for a wrong number of
+                # features (n_features_in_ is the number of training samples).
                 raise ValueError(
-                    f"kernel='precomputed' needs the kernel between the samples and "
-                    f"the {n_train} training samples, of shape (n_samples, "
-                    f"{n_train}); got shape {shape}."
+                    f"X has {shape[1]} features, but {type(self).__name__} is "
+                    f"expecting {n_train} features as input: with "
+                    f"kernel='precomputed', X must be the kernel between the "
+                    f"samples and the {n_train} training samples, of shape "
+                    f"(n_samples, {n_train}); got shape {shape}."
                 )
         X = self._validate_X(X, reset=reset)
         if reset:

@@ -36,8 +36,11 @@ Examples
 True
 """
 
+import warnings
+
 import numpy as np
 import scipy.sparse as sp
+from sklearn.exceptions import NotFittedError
 from sklearn.kernel_approximation import Nystroem
 from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.utils import check_random_state
@@ -270,12 +273,14 @@ class KernelFeatureMap:
         -------
         self : KernelFeatureMap
         """
+        if self.kernel == "precomputed":
+            _check_kernel_matrix(X)
+        elif callable(self.kernel):
+            _check_callable_kernel(self.kernel, X)
+        return self._fit(X, check_definite=True)
+
+    def _fit(self, X, check_definite):
         precomputed = self.kernel == "precomputed"
-        if precomputed and X.shape[0] != X.shape[1]:
-            raise ValueError(
-                f"kernel='precomputed' needs the square kernel matrix of the "
-                f"training samples at fit; got shape {X.shape}."
-            )
         n_samples = X.shape[0]
         self.n_samples_fit_ = n_samples
         if n_samples <= self.n_components:
@@ -294,7 +299,9 @@ class KernelFeatureMap:
         # one way for every kind of kernel.
         basis = X[self.landmarks_]
         if precomputed:
-            basis = basis[:, self.landmarks_]
+            basis = _dense(basis[:, self.landmarks_])
+            if check_definite:
+                _warn_if_indefinite(basis)
         # The map divides by the square roots of the landmark kernel's
         # eigenvalues, which float32 rounding swamps: the landmarks are kept
         # in float64, so that every kernel value is computed in float64.
@@ -351,8 +358,10 @@ class KernelFeatureMap:
             np.array(M.toarray() if sp.issparse(M) else M, dtype=np.float64) ** power
             for M in (K, K_landmarks)
         )
+        # The power of the kernel is as definite as the kernel, which fit
+        # has checked: no second warning.
         landmark_map = KernelFeatureMap("precomputed", n_components=K.shape[1])
-        return landmark_map.fit(K_landmarks).transform(K)
+        return landmark_map._fit(K_landmarks, check_definite=False).transform(K)
 
     def _non_finite_message(self):
         return (
@@ -379,9 +388,76 @@ class KernelFeatureMap:
         ValueError
             If the kernel gives NaN or infinite values.
         """
+        if not hasattr(self, "nystroem_"):
+            raise NotFittedError(
+                "This KernelFeatureMap instance is not fitted yet. Call 'fit' "
+                "with the training samples before 'transform'."
+            )
         if self.kernel == "precomputed":
-            X = X[:, self.landmarks_]
+            X = _dense(X[:, self.landmarks_])
         features = np.asarray(self.nystroem_.transform(X), dtype=X.dtype, order="C")
         if not np.isfinite(features).all():
             raise ValueError(self._non_finite_message())
         return features
+
+
+def _dense(K):
+    """A kernel block as an ndarray (a precomputed kernel may be sparse)."""
+    return K.toarray() if sp.issparse(K) else np.asarray(K)
+
+
+def _check_kernel_matrix(K):
+    """Refuse a precomputed training kernel that is not square and symmetric.
+
+    A kernel matrix is symmetric by definition; asymmetry beyond rounding
+    means another matrix was passed (a distance to some samples, a kernel
+    between two different sets), and the map would silently use half of it.
+    """
+    if K.shape[0] != K.shape[1]:
+        raise ValueError(
+            f"kernel='precomputed' needs the square kernel matrix of the "
+            f"training samples at fit; got shape {K.shape}."
+        )
+    asymmetry = abs(K - K.T).max()
+    scale = abs(K).max()
+    if asymmetry > 1e-8 * scale:
+        raise ValueError(
+            f"kernel='precomputed' needs a symmetric kernel matrix at fit; "
+            f"|K - K.T| reaches {float(asymmetry):.3g} for max |K| = "
+            f"{float(scale):.3g}."
+        )
+
+
+def _warn_if_indefinite(K_landmarks):
+    """Warn when a precomputed kernel has clearly negative eigenvalues.
+
+    The feature map divides by the square roots of the landmark kernel's
+    eigenvalues; for a negative one it takes its absolute value, so an
+    indefinite "kernel" is clustered as another, positive one. Eigenvalues
+    above -1e-8 times the largest are rounding and pass.
+    """
+    eigenvalues = np.linalg.eigvalsh(K_landmarks)
+    if eigenvalues.size and eigenvalues[0] < -1e-8 * max(abs(eigenvalues[-1]), 0.0):
+        warnings.warn(
+            f"The precomputed kernel is not positive semi-definite (smallest "
+            f"eigenvalue {eigenvalues[0]:.3g}, largest {eigenvalues[-1]:.3g} on "
+            f"the landmarks); the feature map uses the absolute values of its "
+            f"eigenvalues. Use a positive semi-definite kernel, e.g. shift its "
+            f"diagonal.",
+            UserWarning,
+            stacklevel=4,
+        )
+
+
+def _check_callable_kernel(kernel, X):
+    """A callable kernel must take two samples and return a number."""
+    if X.shape[0] == 0:
+        return
+    first, second = X[0], X[min(1, X.shape[0] - 1)]
+    value = kernel(first, second)
+    if np.ndim(value) != 0:
+        raise ValueError(
+            f"A callable kernel must take two samples and return a number; "
+            f"on two training samples it returned an array of shape "
+            f"{np.shape(value)}."
+        )

@@ -48,14 +48,52 @@ _SINGLE_CLUSTER_CHECKS = (
 )
 
 
+# scikit-learn's checks give a pairwise estimator its training kernel at fit
+# but raw samples (with NaN, or one feature fewer) at predict and in
+# check_clustering, which a precomputed kernel cannot be; the tests of
+# test_input_forms.py and test_kernel_map.py check these refusals instead.
+_PRECOMPUTED_CHECKS = {
+    "check_clustering": "fits raw samples, not their kernel matrix",
+    "check_estimators_nan_inf": (
+        "predicts on raw samples, refused for their shape before their NaN"
+    ),
+    "check_positive_only_tag_during_fit": (
+        "fits an indefinite matrix, which is no kernel: fitted with a warning"
+    ),
+}
+# Three blobs of about 17 samples into two clusters: the best split merges
+# two blobs (33/17, adjusted Rand index 0.57 for CPMMC), but the evolutionary
+# methods' balance bound (|sum y| <= class_balance n = 1.5) allows only
+# 25/25, which cuts a blob (ARI 0.29 with "poly", 0.37 "linear", 0.42 "rbf",
+# against the check's 0.4). Unbalanced clusters are an open problem of the
+# default balance bound, not of the kernel.
+_EVO_NON_RBF_CHECKS = {
+    "check_clustering": "the balance bound cuts one of three blobs (ARI < 0.4)"
+}
+
+
 def _expected_failed_checks(estimator):
+    expected = {}
     if isinstance(estimator, CPM3C):
-        return {name: "sets n_clusters=1" for name in _SINGLE_CLUSTER_CHECKS}
-    return {}
+        expected.update({name: "sets n_clusters=1" for name in _SINGLE_CLUSTER_CHECKS})
+    if getattr(estimator, "kernel", None) == "precomputed":
+        expected.update(_PRECOMPUTED_CHECKS)
+    if isinstance(estimator, KERNEL_EXPANSIONS) and estimator.kernel != "rbf":
+        expected.update(_EVO_NON_RBF_CHECKS)
+    return expected
 
 
 @parametrize_with_checks(
-    [E(random_state=0) for E in ESTIMATORS],
+    [E(random_state=0) for E in ESTIMATORS]
+    + [
+        E(kernel="precomputed", random_state=0)
+        for E in (CPMMC, MultivariateMMC, CPM3C, ODMC)
+    ]
+    + [
+        E(kernel=kernel, random_state=0)
+        for E in (EvoMMC, FastEvoMMC)
+        for kernel in ("linear", "poly")
+    ],
     expected_failed_checks=_expected_failed_checks,
 )
 def test_sklearn_compatible(estimator, check):

@@ -5,8 +5,13 @@ CSR allows duplicate stored entries (which SciPy sums), unsorted indices and
 explicit zeros; they describe the same matrix as its canonical form, and
 every estimator must cluster them alike without modifying the caller's
 matrix. Values too large or too small to square are refused with a
-ValueError rather than clustered by rounding.
+ValueError rather than clustered by rounding. A precomputed kernel may be
+sparse; one that is not symmetric is refused, one that is clearly not
+positive semi-definite is fitted with a warning, and a callable kernel that
+does not return a number is refused by name.
 """
+
+import warnings
 
 import numpy as np
 import pytest
@@ -14,6 +19,7 @@ import scipy.sparse as sp
 from _data import two_blobs
 
 import mmc
+from mmc.kernels import KernelFeatureMap
 
 ESTIMATORS = [
     mmc.CPMMC,
@@ -114,3 +120,56 @@ def test_values_of_extreme_magnitude_are_refused_at_predict():
     est = mmc.CPMMC(random_state=0).fit(X)
     with pytest.raises(ValueError, match="Rescale X"):
         est.predict(X * 1e-300)
+
+
+KERNEL_ESTIMATORS = [mmc.CPMMC, mmc.CPM3C, mmc.MultivariateMMC, mmc.ODMC]
+
+
+def _linear_kernel():
+    X, _ = two_blobs(n_per_cluster=15, distance=4.0, seed=2)
+    return X, X @ X.T
+
+
+@pytest.mark.parametrize("Estimator", KERNEL_ESTIMATORS, ids=lambda E: E.__name__)
+def test_a_sparse_precomputed_kernel_is_clustered_as_its_dense_form(Estimator):
+    _, K = _linear_kernel()
+    dense = Estimator(kernel="precomputed", random_state=0).fit(K)
+    sparse = Estimator(kernel="precomputed", random_state=0).fit(sp.csr_matrix(K))
+    np.testing.assert_array_equal(sparse.labels_, dense.labels_)
+    np.testing.assert_array_equal(sparse.predict(sp.csr_matrix(K)), dense.labels_)
+
+
+@pytest.mark.parametrize("Estimator", KERNEL_ESTIMATORS, ids=lambda E: E.__name__)
+def test_a_non_symmetric_precomputed_kernel_is_refused(Estimator):
+    _, K = _linear_kernel()
+    K[0, 1] += 1.0
+    with pytest.raises(ValueError, match="symmetric kernel matrix"):
+        Estimator(kernel="precomputed").fit(K)
+
+
+@pytest.mark.parametrize("Estimator", KERNEL_ESTIMATORS, ids=lambda E: E.__name__)
+def test_an_indefinite_precomputed_kernel_warns_once(Estimator):
+    _, K = _linear_kernel()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        Estimator(kernel="precomputed", random_state=0).fit(K)
+        Estimator(kernel="precomputed", random_state=0).fit(
+            K - 5.0 * np.eye(K.shape[0])
+        )
+    messages = [str(w.message) for w in caught if w.category is UserWarning]
+    assert len(messages) == 1 and "not positive semi-definite" in messages[0]
+
+
+@pytest.mark.parametrize("Estimator", KERNEL_ESTIMATORS, ids=lambda E: E.__name__)
+def test_a_callable_kernel_must_return_a_number(Estimator):
+    X, _ = _linear_kernel()
+    with pytest.raises(ValueError, match="callable kernel must .* return a number"):
+        Estimator(kernel=lambda a, b: a * b).fit(X)
+
+
+def test_the_feature_map_must_be_fitted_before_transform():
+    from sklearn.exceptions import NotFittedError
+
+    X, _ = _linear_kernel()
+    with pytest.raises(NotFittedError, match="not fitted yet"):
+        KernelFeatureMap("rbf").transform(X)
