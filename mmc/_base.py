@@ -47,13 +47,40 @@ class _BaseMMC(ClusterMixin, BaseEstimator):
         tags.input_tags.sparse = True
         return tags
 
+    def _validate_params(self):
+        """The declared constraints, and what they cannot say.
+
+        A bool is an ``Integral`` in Python, so ``n_init=True`` would pass
+        an integer interval: integer parameters must not be booleans.
+        ``n_jobs=0`` means nothing (joblib would fail later).
+        """
+        for name, constraints in self._parameter_constraints.items():
+            value = getattr(self, name, None)
+            takes_integers = any(
+                isinstance(c, Interval) and c.type is Integral for c in constraints
+            )
+            if isinstance(value, (bool, np.bool_)) and takes_integers:
+                raise ValueError(
+                    f"The {name!r} parameter of {type(self).__name__} must be an "
+                    f"int, not a bool; got {value!r}."
+                )
+        super()._validate_params()
+        if getattr(self, "n_jobs", None) == 0:
+            raise ValueError(
+                f"The 'n_jobs' parameter of {type(self).__name__} must be None, "
+                "a positive int or a negative int (-1: all CPUs); got 0."
+            )
+
     def _validate_X(self, X, *, reset):
         """Validate the data given to ``fit`` (``reset=True``) or ``predict``.
 
         Returns a C-contiguous float32/float64 ndarray, or a CSR matrix of
-        such values with int32 indices. NaN, infinity, complex or non-numeric
-        values, fewer than 2 samples at fit time and a number of features
-        different from the one seen in ``fit`` raise ``ValueError``.
+        such values with int32 indices in canonical form (sorted indices, no
+        duplicate entries, no stored zeros; the caller's matrix is copied,
+        never modified). NaN, infinity, complex or non-numeric values, values
+        of extreme magnitude (see :func:`_check_magnitude`), fewer than 2
+        samples at fit time and a number of features different from the one
+        seen in ``fit`` raise ``ValueError``.
         """
         X = validate_data(
             self,
@@ -66,7 +93,8 @@ class _BaseMMC(ClusterMixin, BaseEstimator):
             reset=reset,
         )
         if sp.issparse(X):
-            X = _with_int32_indices(X)
+            X = _canonical_csr(_with_int32_indices(X))
+        _check_magnitude(X)
         return X
 
     def _initial_labels(self, n_samples, n_clusters=2):
@@ -118,6 +146,50 @@ class _BinaryPredictMixin:
             positive.
         """
         return (self.decision_function(X) > 0).astype(np.intp)
+
+
+# Largest magnitude of the values of X, by dtype, for which every product
+# and square the estimators form (kernel values, variances, decision values)
+# stays a normal float: beyond it the clustering would be decided by
+# underflow or overflow, and the estimators refuse the data instead.
+_MAX_MAGNITUDE = {np.dtype(np.float64): 1e100, np.dtype(np.float32): 1e15}
+
+
+def _check_magnitude(X):
+    """Refuse values too large or too small (but not zero) to compute with.
+
+    The estimators do not depend on a common scale of X (C and the kernel
+    widths are relative to the spread of the data), so data of extreme
+    magnitude are refused with the advice to rescale rather than clustered
+    with results decided by rounding.
+    """
+    values = X.data if sp.issparse(X) else X
+    if values.size == 0:
+        return
+    largest = float(np.abs(values).max())
+    limit = _MAX_MAGNITUDE[values.dtype]
+    if largest > limit or 0.0 < largest < 1.0 / limit:
+        raise ValueError(
+            f"X has values of magnitude up to {largest:.3g}: outside "
+            f"[{1 / limit:.0e}, {limit:.0e}] for {values.dtype} data, squares "
+            "and products overflow or underflow. Rescale X (multiplying it by "
+            "a constant does not change the clustering)."
+        )
+
+
+def _canonical_csr(X):
+    """X with sorted indices, summed duplicates and no stored zeros.
+
+    CSR allows duplicate entries (summed by every SciPy operation), unsorted
+    indices and explicit zeros; the kernels would read duplicates as distinct
+    values. A copy is made only when X is not canonical already.
+    """
+    if X.has_canonical_format and not (X.data == 0).any():
+        return X
+    X = X.copy()
+    X.sum_duplicates()
+    X.eliminate_zeros()
+    return X
 
 
 def _with_int32_indices(X):

@@ -48,7 +48,8 @@ def _check_labelings(labels_true, labels_pred):
     Raises
     ------
     ValueError
-        If a labeling is not 1d, the lengths differ or there are no samples.
+        If a labeling is not 1d, the lengths differ, there are no samples or
+        a label is NaN or infinite.
     """
     labels_true = column_or_1d(labels_true)
     labels_pred = column_or_1d(labels_pred)
@@ -57,6 +58,18 @@ def _check_labelings(labels_true, labels_pred):
         raise ValueError(
             "labels_true and labels_pred are empty: scores need at least one sample."
         )
+    for name, labels in (("labels_true", labels_true), ("labels_pred", labels_pred)):
+        # NaN is not equal to itself: each NaN would count as a class of its
+        # own (or, sorted by np.unique, as one), silently.
+        if labels.dtype.kind in "fc" and not np.isfinite(labels).all():
+            raise ValueError(
+                f"{name} contains NaN or infinity; a label must be a finite "
+                "number or any other sortable value."
+            )
+        if labels.dtype == object and any(
+            isinstance(v, float) and v != v for v in labels
+        ):
+            raise ValueError(f"{name} contains NaN; a label must not be NaN.")
     return labels_true, labels_pred
 
 
@@ -92,8 +105,14 @@ def contingency_table(labels_true, labels_pred):
            [0, 2, 1]])
     """
     labels_true, labels_pred = _check_labelings(labels_true, labels_pred)
-    classes, class_idx = np.unique(labels_true, return_inverse=True)
-    clusters, cluster_idx = np.unique(labels_pred, return_inverse=True)
+    try:
+        classes, class_idx = np.unique(labels_true, return_inverse=True)
+        clusters, cluster_idx = np.unique(labels_pred, return_inverse=True)
+    except TypeError as error:
+        raise TypeError(
+            f"The labels of a labeling must be comparable with each other "
+            f"(numbers, strings, ...): {error}"
+        ) from None
     n_classes, n_clusters = classes.shape[0], clusters.shape[0]
     flat = class_idx.astype(np.int64) * n_clusters + cluster_idx
     table = np.bincount(flat, minlength=n_classes * n_clusters)

@@ -352,3 +352,24 @@ def test_2d_labels_raise(score):
 def test_fbeta_bad_beta_raises(beta):
     with pytest.raises(ValueError, match="beta must be a finite positive number"):
         pairwise_fbeta([0, 0, 1], [0, 1, 1], beta=beta)
+
+
+@pytest.mark.parametrize(
+    "labels_true, labels_pred",
+    [
+        ([0.0, 1.0, np.nan], [0, 1, 1]),
+        ([0, 1, 1], [0.0, np.inf, 1.0]),
+        (np.array([0, 1, float("nan")], dtype=object), [0, 1, 1]),
+    ],
+    ids=["nan-true", "inf-pred", "nan-object"],
+)
+def test_non_finite_labels_are_rejected(labels_true, labels_pred):
+    # NaN != NaN: a NaN label would silently count as a class of its own.
+    for score in (clustering_error, normalized_mutual_info, rand_index):
+        with pytest.raises(ValueError, match="NaN"):
+            score(labels_true, labels_pred)
+
+
+def test_labels_that_cannot_be_ordered_are_rejected_clearly():
+    with pytest.raises(TypeError, match="comparable"):
+        clustering_error(np.array([0, 1, None], dtype=object), [0, 1, 1])

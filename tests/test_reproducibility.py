@@ -133,22 +133,30 @@ def coretype_fits():
         if flag not in flags:
             continue
         env = dict(os.environ, OPENBLAS_CORETYPE=coretype)
+        # -I keeps the working directory (the source tree, whose mmc has no
+        # compiled kernels) off sys.path: the installed mmc is tested.
         processes[coretype] = subprocess.Popen(
-            [sys.executable, "-c", script],
+            [sys.executable, "-I", "-c", script],
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
         )
     fits = {}
-    for coretype, process in processes.items():
-        out, err = process.communicate(timeout=600)
-        assert process.returncode == 0, err
-        result = json.loads(out)
-        # OpenBLAS ignores a core type it was not built with, and numpy may
-        # not use OpenBLAS at all: only the forced kernels count.
-        if result["architectures"] == [coretype]:
-            fits[coretype] = result["fits"]
+    try:
+        for coretype, process in processes.items():
+            out, err = process.communicate(timeout=600)
+            assert process.returncode == 0, err
+            result = json.loads(out)
+            # OpenBLAS ignores a core type it was not built with, and numpy
+            # may not use OpenBLAS at all: only the forced kernels count.
+            if result["architectures"] == [coretype]:
+                fits[coretype] = result["fits"]
+    finally:
+        for process in processes.values():
+            if process.poll() is None:
+                process.kill()
+                process.communicate()
     if len(fits) < 2:
         pytest.skip(f"fewer than two OpenBLAS core types available: {sorted(fits)}")
     return fits

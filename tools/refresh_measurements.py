@@ -65,7 +65,10 @@ def refresh(rev="HEAD"):
             continue
         old_text = subprocess.run(
             ["git", "show", f"{rev}:{row['source']}"],
-            cwd=REPO, capture_output=True, text=True, check=True,
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=True,
         ).stdout
         found = _find(old_text, new_text, row["match"])
         if found is None:
@@ -74,12 +77,10 @@ def refresh(rev="HEAD"):
         old_line, new_line = found
         old_cells, new_cells = _cells(old_line), _cells(new_line)
         cell = next(k for k, c in enumerate(old_cells) if row["value"] in c)
-        token = re.escape(row["value"])
-        value = re.search(r"[-+0-9.e]+", new_cells[cell]).group(0)
-        match_cells = _cells(row["match"])
-        n = len(match_cells)
-        row["match"] = "| " + " | ".join(new_cells[:n]) + " |" if row["match"].endswith("|") else row["match"]
-        row["value"] = re.sub(token, value, row["value"])
+        row["value"] = re.search(r"[-+0-9.e]+", new_cells[cell]).group(0)
+        # The quoted part of the line: as many cells as before.
+        n_quoted = len(_cells(row["match"]))
+        row["match"] = "| " + " | ".join(new_cells[:n_quoted]) + " |"
     with open(TABLE, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
         writer.writeheader()

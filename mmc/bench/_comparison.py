@@ -21,6 +21,7 @@ from sklearn.datasets import (
     make_circles,
     make_moons,
 )
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import StandardScaler
 
 from mmc.bench._data import ALL_PAIRS, digits
@@ -63,26 +64,36 @@ QUICK_TASKS = ("digits 3v8", "digits {0,6,8,9}", "two moons")
 QUICK_PAIRS = ((1, 7), (4, 9))
 
 
-def _fit_and_score(entry, X, y, n_clusters, nonlinear, repeat, random_state):
+def fit_and_score(entry, X, y, n_clusters, nonlinear, repeat, random_state):
+    """Fit an estimator of the registry with its defaults and score it.
+
+    On ``nonlinear`` data the estimators that take ``kernel=`` get
+    ``kernel="rbf"``. Warnings are part of what is measured: they are
+    recorded (and kept off the terminal), by category.
+    """
     overrides = {"kernel": "rbf"} if nonlinear and entry.kernel else {}
-    with warnings.catch_warnings():
-        # Convergence and empty-cluster warnings are part of what is measured
-        # (the scores show them); they would only clutter the output.
-        warnings.simplefilter("ignore")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         seconds, fitted = time_fit(
             lambda: entry.make(n_clusters, random_state, **overrides), X, repeat
         )
     labels = fitted.labels_
     return {
         "error": 100 * clustering_error(y, labels),
-        "nmi": normalized_mutual_info(y, labels),
-        "rand": rand_index(y, labels),
+        "nmi": float(normalized_mutual_info(y, labels)),
+        "rand": float(rand_index(y, labels)),
         "time": seconds,
+        "n_clusters_found": int(np.unique(labels).size),
         "kernel": overrides.get("kernel", getattr(fitted, "kernel", None)),
+        "convergence_warning": any(
+            issubclass(w.category, ConvergenceWarning) for w in caught
+        ),
+        "warnings": sorted({w.category.__name__ for w in caught}),
     }
 
 
-def _applies(entry, n_clusters):
+def applies(entry, n_clusters):
+    """Whether the estimator of ``entry`` can find ``n_clusters`` clusters."""
     return n_clusters == 2 or not entry.two_clusters_only
 
 
@@ -132,9 +143,9 @@ def compare(entries, quick=False, repeat=3, random_state=0, progress=None):
             X, y = task.load()
             data[task.name] = (X, y, np.unique(y).size)
         X, y, n_clusters = data[task.name]
-        if not _applies(entries[name], n_clusters):
+        if not applies(entries[name], n_clusters):
             continue
-        scores.setdefault(task.name, {})[name] = _fit_and_score(
+        scores.setdefault(task.name, {})[name] = fit_and_score(
             entries[name], X, y, n_clusters, task.nonlinear, repeat, random_state
         )
     for row in scores.values():

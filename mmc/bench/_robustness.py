@@ -28,47 +28,19 @@ import warnings
 import numpy as np
 import scipy.sparse as sp
 from sklearn.datasets import make_blobs
-from sklearn.exceptions import ConvergenceWarning
 
+from mmc.bench._comparison import applies, fit_and_score
 from mmc.bench._robustness_data import (
     QUICK_MULTICLASS,
     QUICK_TWO_CLASS,
     multiclass_cases,
     two_class_cases,
 )
-from mmc.bench._timing import time_fit
-from mmc.metrics import clustering_error, normalized_mutual_info
 
 GROUPS = ("two_class", "multiclass")
 GROUP_TITLES = {"two_class": "Two-class cases", "multiclass": "Multiclass cases"}
 # Errors within this many points of KMeans's count as neither worse nor better.
 MARGIN = 1.0
-
-
-def _applies(entry, n_clusters):
-    return n_clusters == 2 or not entry.two_clusters_only
-
-
-def _fit_and_score(entry, X, y, n_clusters, nonlinear, repeat, random_state):
-    overrides = {"kernel": "rbf"} if nonlinear and entry.kernel else {}
-    with warnings.catch_warnings(record=True) as caught:
-        # Every warning is recorded (and so kept off the terminal).
-        warnings.simplefilter("always")
-        seconds, fitted = time_fit(
-            lambda: entry.make(n_clusters, random_state, **overrides), X, repeat
-        )
-    labels = fitted.labels_
-    return {
-        "error": 100 * clustering_error(y, labels),
-        "nmi": float(normalized_mutual_info(y, labels)),
-        "time": seconds,
-        "n_clusters_found": int(np.unique(labels).size),
-        "kernel": overrides.get("kernel", getattr(fitted, "kernel", None)),
-        "convergence_warning": any(
-            issubclass(w.category, ConvergenceWarning) for w in caught
-        ),
-        "warnings": sorted({w.category.__name__ for w in caught}),
-    }
 
 
 def _warm_up(entries, random_state):
@@ -197,8 +169,8 @@ def run(entries, quick=False, repeat=1, random_state=0, progress=None):
         if (n_clusters == 2) != (group == "two_class"):
             raise ValueError(f"case {case.name!r} has {n_clusters} classes")
         for name, entry in entries.items():
-            if _applies(entry, n_clusters):
-                record["scores"][name] = _fit_and_score(
+            if applies(entry, n_clusters):
+                record["scores"][name] = fit_and_score(
                     entry, X, y, n_clusters, case.nonlinear, repeat, random_state
                 )
         reference = record["scores"]["KMeans"]["time"]
