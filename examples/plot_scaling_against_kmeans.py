@@ -17,8 +17,7 @@ Sizes grow by about 3x until the fit time, extrapolated to the next size,
 passes the benchmark's time budget, or the estimator refuses the size
 (EvoMMC builds the n x n kernel matrix). The legend gives the slope of each
 line on the log-log plot, the exponent of n: near 1 or below for CPMMC,
-CPM3C, ODMC and FastEvoMMC (whose rank is fixed), higher for
-MultivariateMMC (its default NMI loss scans O(n^2) contingency tables), and
+CPM3C, ODMC and FastEvoMMC (whose rank is fixed), and
 above 2 for EvoMMC (the eigendecomposition of the n x n kernel matrix) and
 spectral clustering.
 """

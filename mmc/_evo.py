@@ -425,6 +425,18 @@ class FastEvoMMC(_BaseEvoMMC):
     --------
     EvoMMC : The same search on the exact kernel matrix.
 
+    Notes
+    -----
+    Memory of a fit, for n samples, d features and r landmarks: beyond X
+    itself, the peak is about two n x r float64 arrays, ``16 n r`` bytes
+    (while the Nystroem features L and the basis V = L W S^-1 are both
+    alive, and while V is made canonical), plus O(r^2 + r d + n) for the
+    landmarks, the r x r Gram matrix and the population. V (``8 n r``
+    bytes) is kept until the end of the search. Measured with tracemalloc
+    at n = 200 000, d = 50, r = 300 (float64): a peak of 1.08 GB, 2.25 times
+    the 480 MB of one n x r array and 13.5 times the 80 MB of X; no n x n
+    array is formed.
+
     References
     ----------
     F. Gieseke, T. Pahikkala and O. Kramer. Fast evolutionary maximum margin

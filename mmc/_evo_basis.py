@@ -43,13 +43,18 @@ class Basis(namedtuple("Basis", ["V", "weights", "sigma"])):
     """
 
 
-def spectral_basis(V, sigma, reg):
+def spectral_basis(V, sigma, reg, overwrite_v=False):
     """Keep the numerically non-zero part of ``V diag(sigma) V'``.
 
     Eigenvalues below ``n * eps * max(sigma)`` are rounding noise of the
     kernel matrix (they may even be negative); their components are dropped,
     which changes no fitness by more than that relative amount but makes
     every flip cost O(rank) instead of O(n).
+
+    With ``overwrite_v``, a C-contiguous float64 V whose components are all
+    kept and already sorted is rounded in place and returned as the basis's
+    V, instead of being copied: V is n x r, the largest array of a
+    FastEvoMMC fit, and a copy would double its peak memory.
 
     Returns
     -------
@@ -62,12 +67,20 @@ def spectral_basis(V, sigma, reg):
     keep = sigma > max(n_samples, 1) * np.finfo(np.float64).eps * top
     order = np.flatnonzero(keep)[np.argsort(-sigma[keep], kind="stable")]
     sigma = sigma[order]
-    V = fixed_point(np.ascontiguousarray(V[:, order], dtype=np.float64))
+    in_place = (
+        overwrite_v
+        and V.dtype == np.float64
+        and V.flags.c_contiguous
+        and np.array_equal(order, np.arange(V.shape[1]))
+    )
+    if not in_place:
+        V = np.ascontiguousarray(V[:, order], dtype=np.float64)  # a new array
+    V = fixed_point(V, overwrite=True)
     weights = sigma / (sigma + n_samples * reg)
     return Basis(V, weights, sigma)
 
 
-def fixed_point(V):
+def fixed_point(V, overwrite=False):
     """Round ``V`` to a grid on which the coordinates ``V'y`` are exact.
 
     The search keeps ``u = V'y`` for each labelling y in {-1, +1}^n and
@@ -86,13 +99,22 @@ def fixed_point(V):
     grid is chosen as fine as that allows (with one bit of margin), which
     moves each entry by at most ``3 sqrt(n) 2**-54`` (relative error about
     ``n * 1e-16`` for entries of size ``n**-0.5``).
+
+    With ``overwrite`` V (float64) is rounded in place, without the two
+    temporaries of its size that the expression would allocate.
     """
     bound = 3.0 * float(np.abs(V).sum(axis=0).max(initial=0.0))
     if not bound > 0.0:
         return V
     _, exponent = math.frexp(bound)  # bound < 2**exponent
     k = 52 - exponent
-    return np.ldexp(np.rint(np.ldexp(V, k)), -k)
+    if not overwrite:
+        return np.ldexp(np.rint(np.ldexp(V, k)), -k)
+    # The same elementwise operations, so the same values.
+    np.ldexp(V, k, out=V)
+    np.rint(V, out=V)
+    np.ldexp(V, -k, out=V)
+    return V
 
 
 def duplicate_representatives(X):
@@ -204,7 +226,8 @@ def nystroem_basis(feature_map, X, reg):
     ``V = L W S^-1`` on the components with S^2 above 1e-10 of the largest:
     their columns are orthonormal to about 1e-6 or better, and the weights
     ``S^2 / (S^2 + n reg)`` of the others are negligible. L is computed here
-    and freed before V is sorted and copied.
+    and freed once V is formed, and V becomes the basis's V without a copy,
+    so at most two n x r float64 arrays are alive at once.
 
     Returns
     -------
@@ -227,7 +250,8 @@ def nystroem_basis(feature_map, X, reg):
     signs = canonical_signs(V)
     V *= signs
     W *= signs
-    return spectral_basis(V, s2, reg), W.T
+    # V is already sorted: the basis takes it over rather than copying it.
+    return spectral_basis(V, s2, reg, overwrite_v=True), W.T
 
 
 def nystroem_dual_coef(basis, right, normalization, u, reg):

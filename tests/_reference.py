@@ -243,6 +243,60 @@ def most_violated_labelling(decision, loss, beta=1.0):
     return best
 
 
+def most_violated_table(pos_prefix, neg_prefix, loss, beta=1.0):
+    """Full scan of every contingency table (c, b), row by row.
+
+    Twin of ``mmc._core._multivariate.most_violated_table``: returns the
+    first (smallest c, then b) maximiser of ``loss(a, b, c, d) - (2/n)
+    (pos_prefix[c] + neg_prefix[b])`` and its value. For NMI (both sides
+    non-empty) and F-beta (n > 3) the loss is evaluated with the kernel's
+    operations in the kernel's order, so the result must agree to the bit;
+    elsewhere it comes from :func:`table_loss` (agrees to rounding).
+    """
+    pos_prefix = np.asarray(pos_prefix, dtype=np.float64)
+    neg_prefix = np.asarray(neg_prefix, dtype=np.float64)
+    n_pos, n_neg = pos_prefix.size - 1, neg_prefix.size - 1
+    n = n_pos + n_neg
+    scale = 2.0 / n
+    k = np.arange(n + 1, dtype=np.float64)
+    xl = np.zeros(n + 1)
+    xl[1:] = k[1:] * np.log(k[1:])
+    b = np.arange(n_neg + 1)
+    exact = (loss == "nmi" and n_pos > 0 and n_neg > 0) or (loss == "fbeta" and n > 3)
+    if loss == "nmi" and exact:
+        side = xl[: n_neg + 1] + xl[n_neg::-1]
+        row = xl + xl[::-1]
+        h_true = np.log(n) - (xl[n_pos] + xl[n_neg]) / n
+        normalisation = 1.0 / (0.5 * n * (h_true + (np.log(n) - row / n)))
+    elif exact:
+        rf = np.arange(n + 1, dtype=np.float64)
+        bf = rf[: n_neg + 1]
+        side = 0.5 * bf * (bf - 1) + 0.5 * bf[::-1] * (bf[::-1] - 1)
+        row = 0.5 * rf * (rf - 1) + 0.5 * rf[::-1] * (rf[::-1] - 1)
+        beta2 = beta * beta
+        true_pairs = 0.5 * n_pos * (n_pos - 1.0) + 0.5 * n_neg * (n_neg - 1.0)
+    best = (-np.inf, 0, 0)
+    for c in range(n_pos + 1):
+        a = n_pos - c
+        base = scale * pos_prefix[c]
+        if loss == "nmi" and exact:
+            constant = xl[a] + xl[c] + xl[n] - xl[n_pos] - xl[n_neg]
+            nmi = (constant + side - row[a + b]) * normalisation[a + b]
+            nmi = np.minimum(np.maximum(nmi, 0.0), 1.0)
+            values = 1.0 - nmi - base - scale * neg_prefix
+        elif exact:
+            both = 0.5 * a * (a - 1.0) + 0.5 * c * (c - 1.0) + side
+            values = 1.0 - (1.0 + beta2) * both / (beta2 * true_pairs + row[a + b])
+            values = values - base - scale * neg_prefix
+        else:
+            losses = [table_loss(a, int(j), c, n_neg - int(j), loss, beta) for j in b]
+            values = np.array(losses) - base - scale * neg_prefix
+        j = int(np.argmax(values))  # first maximum
+        if values[j] > best[0]:
+            best = (float(values[j]), c, j)
+    return best[1], best[2], best[0]
+
+
 def signed_row_sum(X, labels):
     """``(1/n) sum_i labels[i] x_i``.
 

@@ -7,6 +7,7 @@ import pytest
 from _reference import (
     contingency_tables,
     most_violated_labelling,
+    most_violated_table,
     table_loss,
 )
 from hypothesis import given, settings
@@ -22,20 +23,46 @@ LOSSES = {
 }
 
 
-def _scan(decision, loss, beta=1.0, n_threads=1):
-    """The estimator's use of the scan: sort each side by |f|, prefix sums."""
+def _prefixes(decision):
+    """The estimator's sorting: each side by |f|, prefix sums from 0."""
     decision = np.asarray(decision, dtype=np.float64)
     magnitude = np.abs(decision)
     positive = np.sort(magnitude[decision > 0])
     negative = np.sort(magnitude[decision <= 0])
-    return kernels.most_violated_table(
+    return (
         np.concatenate([[0.0], np.cumsum(positive)]),
         np.concatenate([[0.0], np.cumsum(negative)]),
+    )
+
+
+def _scan(decision, loss, beta=1.0, n_threads=1, exhaustive=False):
+    """The estimator's use of the scan."""
+    pos_prefix, neg_prefix = _prefixes(decision)
+    return kernels.most_violated_table(
+        pos_prefix,
+        neg_prefix,
         LOSSES[loss],
         beta,
-        kernels.xlogx_table(decision.size),
+        kernels.xlogx_table(np.size(decision)),
         n_threads,
+        exhaustive,
     )
+
+
+def _decisions(rng, n):
+    """Decision values of several kinds: spread, tied, zeros, one-sided."""
+    kind = rng.integers(6)
+    if kind == 0:
+        return rng.normal(scale=rng.choice([0.01, 0.3, 1.0, 5.0]), size=n)
+    if kind == 1:  # many ties in |f| on both sides
+        return rng.choice([-2, -1, -0.5, 0.5, 1, 2], size=n) * 1.0
+    if kind == 2:  # ties and zeros (zeros count as negative)
+        return rng.integers(-2, 3, size=n) * 0.25
+    if kind == 3:  # unbalanced sides
+        return rng.normal(loc=rng.choice([-1.5, 1.5]), size=n)
+    if kind == 4:  # one side only
+        return rng.choice([-1, 1]) * (rng.random(n) + 0.1)
+    return np.round(rng.normal(size=n), 1)  # margins of a fit, rounded
 
 
 def _all_tables(n):
@@ -149,3 +176,68 @@ def test_scan_brute_force_property(values, loss):
     decision = np.array(values)
     _, _, violation = _scan(decision, loss)
     assert violation == pytest.approx(most_violated_labelling(decision, loss), abs=1e-9)
+
+
+@pytest.mark.parametrize("beta", [0.5, 1.0, 2.0])
+@pytest.mark.parametrize("loss", ["nmi", "fbeta"])
+def test_search_equals_numpy_full_scan(loss, beta):
+    # The branch and bound must return the full scan's maximiser, ties
+    # broken the same way, to the bit: many seeds, kinds and sizes.
+    rng = np.random.default_rng(11)
+    for n in [1, 2, 3, 4, 5, 8, 13, 40, 97, 300]:
+        for _ in range(12):
+            decision = _decisions(rng, n)
+            expected = most_violated_table(*_prefixes(decision), loss, beta)
+            got = _scan(decision, loss, beta=beta)
+            pos_prefix, neg_prefix = _prefixes(decision)
+            exact = (
+                min(pos_prefix.size, neg_prefix.size) > 1 if loss == "nmi" else n > 3
+            )
+            if exact:
+                assert got == expected, (n, decision.tolist())
+            else:
+                assert got[2] == pytest.approx(expected[2], abs=1e-12)
+
+
+@pytest.mark.parametrize("loss", ["nmi", "fbeta"])
+def test_exhaustive_scan_equals_numpy_full_scan(loss):
+    rng = np.random.default_rng(12)
+    for n in [4, 9, 50, 200]:
+        for _ in range(6):
+            decision = _decisions(rng, n)
+            if min(map(np.size, _prefixes(decision))) == 1:
+                continue
+            expected = most_violated_table(*_prefixes(decision), loss, 1.5)
+            assert _scan(decision, loss, beta=1.5, exhaustive=True) == expected
+
+
+@pytest.mark.parametrize("loss", list(LOSSES))
+def test_search_equals_exhaustive_scan_on_larger_inputs(loss):
+    rng = np.random.default_rng(13)
+    for n in [1000, 2001, 4000]:
+        for _ in range(4):
+            decision = _decisions(rng, n)
+            assert _scan(decision, loss) == _scan(decision, loss, exhaustive=True)
+
+
+@pytest.mark.parametrize("loss", ["nmi", "fbeta"])
+def test_search_on_the_scans_of_a_fit(loss, monkeypatch):
+    # The decision values the solver meets: every scan of a small fit.
+    from sklearn.datasets import make_blobs
+
+    import mmc._multivariate as multivariate
+
+    scans = []
+
+    def record(pos_prefix, neg_prefix, *args):
+        scans.append((pos_prefix.copy(), neg_prefix.copy(), args))
+        return kernels.most_violated_table(pos_prefix, neg_prefix, *args)
+
+    X, _ = make_blobs(600, n_features=5, centers=2, cluster_std=3.0, random_state=0)
+    monkeypatch.setattr(multivariate, "most_violated_table", record)
+    multivariate.MultivariateMMC(loss=loss, n_init=1, random_state=0).fit(X)
+    assert scans
+    for pos_prefix, neg_prefix, (code, beta, xlogx, _) in scans:
+        expected = most_violated_table(pos_prefix, neg_prefix, loss, beta)
+        got = kernels.most_violated_table(pos_prefix, neg_prefix, code, beta, xlogx, 1)
+        assert got == expected
