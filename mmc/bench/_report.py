@@ -21,13 +21,42 @@ def environment():
     return {
         "python": sys.version.split()[0],
         "platform": platform.platform(),
+        "cpu": _cpu_model(),
         "cpu_count": os.cpu_count(),
+        "blas": _blas(),
         "mmc": mmc.__version__,
         "numpy": np.__version__,
         "scipy": scipy.__version__,
         "scikit-learn": sklearn.__version__,
         "quadprog": version("quadprog"),
     }
+
+
+def _cpu_model():
+    """The processor's name: results of the search may depend on its BLAS
+    kernels, and times on it."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def _blas():
+    """The BLAS library, its version and the kernel it chose for this CPU."""
+    from threadpoolctl import threadpool_info
+
+    blas = [i for i in threadpool_info() if i.get("user_api") == "blas"]
+    return (
+        "; ".join(
+            f"{i.get('internal_api')} {i.get('version')} ({i.get('architecture')})"
+            for i in blas
+        )
+        or "unknown"
+    )
 
 
 def write_json(results, path):
