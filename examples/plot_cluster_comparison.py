@@ -4,7 +4,7 @@ Every estimator side by side on 2-D toy data sets
 =================================================
 
 Each estimator of mmc, with its default parameters, on four small data sets
-centred at the origin: two even blobs, two blobs of 240 and 60 samples, 300
+(as generated, not centred): two even blobs, two blobs of 240 and 60 samples, 300
 samples of two moons and 400 of two circles. On the moons and circles the
 estimators that take ``kernel=`` use ``kernel="rbf"``; EvoMMC and FastEvoMMC
 always use their default rbf kernel. KMeans is shown for reference.
@@ -89,8 +89,6 @@ fig, axes = plt.subplots(
 )
 colors = np.array(["tab:blue", "tab:orange"])
 for row, (data_name, ((X, y), kernel)) in enumerate(datasets.items()):
-    if kernel == "linear":
-        X = X - X.mean(axis=0)  # CPM3C has no intercept with the linear kernel
     lo, hi = X.min(axis=0) - 0.6, X.max(axis=0) + 0.6
     xx, yy = np.meshgrid(np.linspace(lo[0], hi[0], 90), np.linspace(lo[1], hi[1], 90))
     grid = np.c_[xx.ravel(), yy.ravel()]

@@ -4,8 +4,9 @@ Two Gaussian blobs in 2-D (unit variance, centres 4 apart), 800 and 200
 samples (1:4), and the same blobs at 500 and 500 as a control. Every
 estimator with its defaults and with ``class_balance`` set to 0.3, 0.6 and
 1.0 (a true 1:4 split has ``|mean_i y_i| = 0.6``); CPM3C also on the centred
-data, since it has no intercept with the linear kernel. KMeans(n_init=10) in
-the same run. Labels only score the results.
+data, which must change nothing since it centres the samples itself (the
+paper's CPM3C, with no intercept, failed on these blobs away from the
+origin). KMeans(n_init=10) in the same run. Labels only score the results.
 
 Run from the repository root with mmc installed::
 
