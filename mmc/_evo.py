@@ -10,7 +10,6 @@ import math
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import _fit_context
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
@@ -27,6 +26,7 @@ from mmc._base import (
 from mmc._core._evo import fitness
 from mmc._docstrings import EVO_ATTRIBUTES, EVO_PARAMETERS, fill_doc
 from mmc._evo_basis import (
+    all_rows_identical,
     duplicate_representatives,
     exact_basis,
     exact_dual_coef,
@@ -51,12 +51,6 @@ from mmc.kernels import KERNELS, kernel_matrix, nystroem, resolve_gamma
 # n_samples <= 11585. The eigendecomposition needs about three times as much
 # and O(n^3) time; FastEvoMMC needs O(n_samples * n_components) instead.
 MAX_KERNEL_BYTES = 1 << 30
-
-
-def _rows_identical(X):
-    if sp.issparse(X):
-        return bool((X.max(axis=0) != X.min(axis=0)).nnz == 0)
-    return bool((X.max(axis=0) == X.min(axis=0)).all())
 
 
 class _BaseEvoMMC(_BinaryPredictMixin, _BaseMMC):
@@ -145,7 +139,7 @@ class _BaseEvoMMC(_BinaryPredictMixin, _BaseMMC):
                 )
             return result
 
-        if _rows_identical(X):
+        if all_rows_identical(X):
             # Every labelling with the same balance has the same fitness:
             # there is nothing to split.
             labels = -np.ones(n_samples, dtype=np.int8)
@@ -379,15 +373,14 @@ class FastEvoMMC(_BaseEvoMMC):
     k-means++ seeding and ``mmc._evo_basis.KMEANS_ITERATIONS = 3`` Lloyd
     iterations on a random subsample of at most
     ``mmc._evo_basis.KMEANS_SAMPLES_PER_LANDMARK = 10`` samples per landmark, so
-    O(r^2 d log r) time whatever n (6 s of a 20 s fit at n = 70000,
-    d = 784, r = 700). On the 45 digit pairs of ``load_digits / 16`` with
-    ``n_components=0.1`` (about 36 landmarks) this lowers the mean error
-    from 1.16% to 0.80% (EvoMMC: 0.75%) and the error on 3v8 from 4.20% to
-    0.00%; over ten seeds, the pairs more than a point worse than EvoMMC
-    fall from 5.6 to 1.7 per seed (``bench/studies/evommc.md``). A rank-r kernel
-    still drops the components of the exact one beyond r, which are not
-    negligible there: on 7v9 the exact kernel truncated to its 36 leading
-    eigenvectors gives 6.1% against EvoMMC's 0.8%, whatever the landmarks.
+    O(r^2 d log r) time whatever n. On the 45 digit pairs of
+    ``load_digits / 16`` with ``n_components=0.1`` (about 36 landmarks) this
+    lowers the mean error from 0.93% to 0.70% (EvoMMC: 0.65%); over ten
+    seeds, the pairs more than a point worse than EvoMMC fall from 5.5 to
+    1.3 per seed (``bench/studies/evommc.md``). A rank-r kernel still drops
+    the components of the exact one beyond r: on 7v9 the exact kernel
+    truncated to its 36 leading eigenvectors gives 6.1% against EvoMMC's
+    0.8%, whatever the landmarks.
 
     Parameters
     ----------
@@ -427,15 +420,11 @@ class FastEvoMMC(_BaseEvoMMC):
 
     Notes
     -----
-    Memory of a fit, for n samples, d features and r landmarks: beyond X
-    itself, the peak is about two n x r float64 arrays, ``16 n r`` bytes
-    (while the Nystroem features L and the basis V = L W S^-1 are both
-    alive, and while V is made canonical), plus O(r^2 + r d + n) for the
-    landmarks, the r x r Gram matrix and the population. V (``8 n r``
-    bytes) is kept until the end of the search. Measured with tracemalloc
-    at n = 200 000, d = 50, r = 300 (float64): a peak of 1.08 GB, 2.25 times
-    the 480 MB of one n x r array and 13.5 times the 80 MB of X; no n x n
-    array is formed.
+    Memory for n samples, d features and r landmarks, beyond X: a peak of
+    about two n x r float64 arrays (``16 n r`` bytes: the Nystroem features
+    and the basis built from them) plus O(r^2 + r d + n); the basis (``8 n
+    r`` bytes) lives until the end of the search, and no n x n array is
+    formed. At n = 200 000, d = 50, r = 300: a peak of 1.08 GB (tracemalloc).
 
     References
     ----------

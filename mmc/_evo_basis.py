@@ -117,6 +117,13 @@ def fixed_point(V, overwrite=False):
     return V
 
 
+def all_rows_identical(X):
+    """Whether every sample equals every other (nothing to split)."""
+    if sp.issparse(X):
+        return bool((X.max(axis=0) != X.min(axis=0)).nnz == 0)
+    return bool((X.max(axis=0) == X.min(axis=0)).all())
+
+
 def duplicate_representatives(X):
     """For each sample, the index of the first sample with the same row.
 
