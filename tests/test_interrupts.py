@@ -120,7 +120,7 @@ def test_evo_evolution_interrupted():
         import mmc._evo_search
         X = make_blobs(1500, n_features=5, centers=2, random_state=0)[0]
         announce(mmc._evo_search, "evolve")
-        mmc.EvoMMC(init="random", offspring=200, n_init=1, random_state=0).fit(X)
+        mmc.EvoMMC(init="random", offspring=400, n_init=1, random_state=0).fit(X)
         """
     )
     _check_keyboard_interrupt(returncode, err)
