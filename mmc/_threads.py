@@ -86,6 +86,7 @@ def _run_on_threads(run, starts, n_threads):
             raise_if_stopped()
             return run(start)
         finally:
+            # Pool threads are reused; the flag belongs to this call only.
             _restart.stop = None
 
     executor = ThreadPoolExecutor(n_threads, thread_name_prefix="mmc-restart")
@@ -99,7 +100,9 @@ def _run_on_threads(run, starts, n_threads):
             # The first failure in the order of the starts that is not a
             # consequence of another.
             errors = [f.exception() for f in failed]
-            raise next((e for e in errors if not isinstance(e, RestartsStopped)))
+            raise next(
+                (e for e in errors if not isinstance(e, RestartsStopped)), errors[0]
+            )
         return [f.result() for f in futures]
     except BaseException:
         stop.set()

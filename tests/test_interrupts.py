@@ -207,3 +207,46 @@ def test_concurrent_fits_restore_blas_threads(monkeypatch):
         np.testing.assert_array_equal(
             labels[k], mmc.EvoMMC(random_state=k).fit(X).labels_
         )
+
+
+def _restart_threads():
+    return [t for t in threading.enumerate() if t.name.startswith("mmc-restart")]
+
+
+def test_failed_restart_stops_the_others():
+    from mmc._threads import best_of_restarts, raise_if_stopped
+
+    def run(start):
+        if start == 1:
+            time.sleep(0.2)
+            raise ValueError("restart 1 failed")
+        # A long restart that checks its stop flag, as the kernels do.
+        for _ in range(1000):
+            raise_if_stopped()
+            time.sleep(0.01)
+        return start
+
+    began = time.perf_counter()
+    with pytest.raises(ValueError, match="restart 1 failed"):
+        best_of_restarts(run, [0, 1, 2, 3], n_jobs=2)
+    # The others ran for 10 s unless stopped.
+    assert time.perf_counter() - began < 5.0
+    assert _restart_threads() == []
+
+
+def test_restarts_on_threads_keep_order_and_ties():
+    from collections import namedtuple
+
+    from mmc._threads import best_of_restarts
+
+    Result = namedtuple("Result", ["objective", "start"])
+
+    def run(start):
+        # Later starts end first: the results must still follow the starts.
+        time.sleep(0.05 * (4 - start))
+        return Result(float(start % 2), start)
+
+    best, results = best_of_restarts(run, [0, 1, 2, 3], n_jobs=2)
+    assert [r.start for r in results] == [0, 1, 2, 3]
+    assert best.start == 0
+    assert _restart_threads() == []
