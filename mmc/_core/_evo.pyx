@@ -348,8 +348,8 @@ def evolve(
     Raises
     ------
     KeyboardInterrupt, mmc._threads.RestartsStopped
-        From the checks between generations (see ``_common.pxd``); the
-        population is then left part-way.
+        From the checks for interrupts between chunks of the generations
+        (see ``_common.pxd``); the population is then left part-way.
     """
     cdef:
         Py_ssize_t n_samples = V.shape[0]

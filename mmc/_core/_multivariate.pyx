@@ -294,6 +294,12 @@ def most_violated_table(
     violation : float
         Its violation, ``max over y' of loss(y', s) - (1/n) sum_i (|f_i| -
         y'_i f_i)``.
+
+    Raises
+    ------
+    KeyboardInterrupt, mmc._threads.RestartsStopped
+        From the checks for interrupts between chunks of rows (see
+        ``_common.pxd``).
     """
     cdef:
         Py_ssize_t n_pos = pos_prefix.shape[0] - 1
