@@ -1,4 +1,4 @@
-"""Plumbing shared by the estimators: validation, restarts, warnings, threads.
+"""Plumbing shared by the estimators: validation, passes over X, warnings.
 
 Validation happens here and only here: the estimators call
 :meth:`_BaseMMC._validate_X`, and the Cython kernels downstream assume
@@ -13,10 +13,8 @@ from numbers import Integral
 
 import numpy as np
 import scipy.sparse as sp
-from joblib import Parallel, delayed, effective_n_jobs
 from sklearn.base import BaseEstimator, ClusterMixin
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.parallel import _get_threadpool_controller
 from sklearn.utils.validation import validate_data
 
 from mmc._core import _linear
@@ -224,33 +222,6 @@ def decision_values(X, coef, intercept, out=None):
     return out
 
 
-def best_of_restarts(run, starts, n_jobs, key=lambda result: result.objective):
-    """Run ``run(start)`` for every start and keep the best result.
-
-    Restarts are independent; with ``n_jobs != 1`` they run on threads (the
-    kernels release the GIL). The winner is the run with the lowest ``key``
-    (by default its ``objective`` attribute); ties go to the earliest start,
-    so the choice does not depend on the number of threads. Labels are never
-    consulted.
-
-    Returns
-    -------
-    best : object
-        The result of the winning run.
-
-    results : list
-        The results of all runs, in the order of ``starts``.
-    """
-    if effective_n_jobs(n_jobs) == 1 or len(starts) == 1:
-        results = [run(start) for start in starts]
-    else:
-        results = Parallel(n_jobs=n_jobs, prefer="threads")(
-            delayed(run)(start) for start in starts
-        )
-    best = min(range(len(results)), key=lambda i: (key(results[i]), i))
-    return results[best], results
-
-
 def grow_rows(array, capacity):
     """Grow the first axis of ``array`` to ``capacity`` rows, in place.
 
@@ -293,25 +264,6 @@ def row_kernel(X, kernel):
     binding it to X once per fit spares the call sites the storage of X.
     """
     return functools.partial(kernel, *rows(X))
-
-
-def single_blas_thread(fit):
-    """Run ``fit`` with BLAS limited to one thread.
-
-    The dense algebra of the drivers is on matrices of a few dozen rows
-    (working sets, populations), where BLAS threads only add
-    synchronisation and oversubscribe the CPUs when restarts run on threads;
-    and threaded BLAS rounds differently with the number of threads, which
-    would make the results depend on the machine. scikit-learn limits KMeans
-    the same way.
-    """
-
-    @functools.wraps(fit)
-    def wrapper(*args, **kwargs):
-        with _get_threadpool_controller().limit(limits=1, user_api="blas"):
-            return fit(*args, **kwargs)
-
-    return wrapper
 
 
 def warn(message, category):

@@ -40,18 +40,12 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from mmc._base import (
-    _BaseMMC,
-    best_of_restarts,
-    column_means,
-    decision_values,
-    single_blas_thread,
-    warn,
-)
+from mmc._base import _BaseMMC, column_means, decision_values, warn
 from mmc._feature_map import _FeatureMapMixin, _LinearDecisionMixin
 from mmc._labelling import orientation, warn_if_one_cluster
 from mmc._seeds import draw_seeds
 from mmc._starts import initial_signs, principal_component, start_methods
+from mmc._threads import best_of_restarts, raise_if_stopped, single_blas_thread
 
 RunResult = namedtuple(
     "RunResult",
@@ -94,6 +88,9 @@ def cutting_plane_run(
     xi = 0.0
     converged = False
     for n_iter in range(1, max_iter + 1):
+        # On a thread, a restart stops here when another failed or Ctrl-C
+        # was pressed (the kernels check too, within long scans).
+        raise_if_stopped()
         violation = working_set.add_most_violated()
         if n_iter > 1 and violation <= xi + epsilon:
             # A working set that held its assignments fixed so far lets them

@@ -16,13 +16,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from mmc._base import (
-    _BaseMMC,
-    _BinaryPredictMixin,
-    best_of_restarts,
-    single_blas_thread,
-    warn,
-)
+from mmc._base import _BaseMMC, _BinaryPredictMixin, warn
 from mmc._core._evo import fitness
 from mmc._docstrings import EVO_ATTRIBUTES, EVO_PARAMETERS, fill_doc
 from mmc._evo_basis import (
@@ -45,6 +39,7 @@ from mmc._evo_search import (
 from mmc._feature_map import KERNEL_COEFFICIENT_CONSTRAINTS
 from mmc._labelling import balance_bound, orientation, warn_if_one_cluster
 from mmc._seeds import draw_seeds
+from mmc._threads import best_of_restarts, single_blas_thread
 from mmc.kernels import KERNELS, kernel_matrix, nystroem, resolve_gamma
 
 # Largest n x n kernel matrix EvoMMC builds (float64 bytes): 1 GiB, that is

@@ -18,6 +18,7 @@ import numpy as np
 
 from mmc._core._evo import evolve, fitness
 from mmc._labelling import balanced_signs, median_split, random_balanced_labels
+from mmc._threads import raise_if_stopped
 
 RunResult = namedtuple(
     "RunResult", ["labels", "coordinates", "objective", "n_generations", "seed"]
@@ -45,6 +46,7 @@ def ascend(basis, Y, bound, max_steps=50):
     for _ in range(max_steps):
         if active.size == 0:
             break
+        raise_if_stopped()
         scores = ((Y[active].astype(np.float64) @ V) * weights) @ V.T
         moved = []
         for k, i in enumerate(active):

@@ -108,7 +108,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from mmc._base import _BaseMMC, single_blas_thread, warn
+from mmc._base import _BaseMMC, warn
 from mmc._docstrings import fill_doc
 from mmc._feature_map import (
     FEATURE_MAP_PARAMETERS,
@@ -120,6 +120,7 @@ from mmc._odmc_refine import MAX_REFINE_ROUNDS, refine_search
 from mmc._odmc_relaxed import Settings, hyperplane, relaxed_solution
 from mmc._seeds import draw_seeds
 from mmc._starts import start_methods
+from mmc._threads import single_blas_thread
 
 # lam="auto": (linear kernel, any other kernel).
 AUTO_LAM = (2.0, 10.0)

@@ -22,6 +22,17 @@ The helpers take pointers from ``_values`` and ``_indices`` (NULL for an
 empty array, so the dense branch is taken when X_indices is empty: a CSR
 matrix without stored values has only empty rows).
 
+Interrupts
+----------
+A loop that may run for more than a few milliseconds calls
+``check_interrupts()`` between chunks of about ``INTERRUPT_CHECK_WORK``
+elementary operations (flops, loads): it takes the GIL, runs the Python
+signal handlers (Ctrl-C raises KeyboardInterrupt there, in the main thread)
+and raises ``mmc._threads.RestartsStopped`` in a restart told to stop (see
+``mmc._threads``). The caller propagates the exception (``except -1``) after
+freeing what it allocated. The check reads no state of the computation:
+results do not depend on it.
+
 Random numbers
 --------------
 A 32-bit xorshift generator (Marsaglia, 2003) whose state is seeded from an
@@ -31,6 +42,14 @@ run is reproducible whatever the number of threads running restarts.
 
 from cython cimport floating
 from libc.stdint cimport uint32_t, uint64_t
+
+# Elementary operations between two checks for interrupts: a few
+# milliseconds of work, against microseconds for a check.
+cdef enum:
+    INTERRUPT_CHECK_WORK = 4000000
+
+
+cdef int check_interrupts() except -1 nogil
 
 
 cdef inline Py_ssize_t _n_rows(

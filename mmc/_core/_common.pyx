@@ -10,13 +10,30 @@ the random numbers of the kernels.
 The kernels follow scikit-learn's k-means kernels: ``def`` entry points
 take typed memoryviews (``const`` for inputs, preallocated buffers for
 outputs), accumulate in double precision whatever the input dtype, release
-the GIL, never validate their arguments and never raise. Validation happens
-in Python.
+the GIL, never validate their arguments and never raise, except between the
+chunks of their long loops, where :func:`check_interrupts` raises for
+Ctrl-C or a stopped restart. Validation happens in Python.
 """
 
+from cpython.exc cimport PyErr_CheckSignals
 from cython cimport floating
 from libc.math cimport fabs
 from libc.stdlib cimport free, malloc, qsort
+
+from mmc._threads import raise_if_stopped
+
+
+cdef int check_interrupts() except -1 nogil:
+    """Raise for a pending signal or a stopped restart (see _common.pxd).
+
+    Signals are handled in the main thread only (PyErr_CheckSignals is a
+    no-op elsewhere): a restart on another thread learns of Ctrl-C from
+    its stop flag, which its runner sets.
+    """
+    with gil:
+        PyErr_CheckSignals()
+        raise_if_stopped()
+    return 0
 
 
 def column_sums(

@@ -25,7 +25,12 @@ from libc.stdint cimport uint32_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy
 
-from mmc._core._common cimport _rand_below, _seed_state
+from mmc._core._common cimport (
+    INTERRUPT_CHECK_WORK,
+    _rand_below,
+    _seed_state,
+    check_interrupts,
+)
 
 # Offspring are evaluated from their parent's coordinates and the list of
 # flipped samples; they are materialised (labels copied) only when selected.
@@ -339,6 +344,12 @@ def evolve(
     n_generations : int
         Number of generations run; -1 if scratch memory could not be
         allocated (nothing is changed then).
+
+    Raises
+    ------
+    KeyboardInterrupt, mmc._threads.RestartsStopped
+        From the checks for interrupts between chunks of the generations
+        (see ``_common.pxd``); the population is then left part-way.
     """
     cdef:
         Py_ssize_t n_samples = V.shape[0]
@@ -375,27 +386,31 @@ def evolve(
         claimed = <Py_ssize_t *> malloc(mu * sizeof(Py_ssize_t))
         free_slots = <Py_ssize_t *> malloc(mu * sizeof(Py_ssize_t))
         marks = <int *> malloc(n_samples * sizeof(int))
-        if (flips == NULL or n_flips == NULL or parents == NULL or sums == NULL
-                or deltas == NULL or cand_fit == NULL or survives == NULL
-                or claimed == NULL or free_slots == NULL or marks == NULL):
-            t = -1
-        else:
-            t = _evolve_loop(
-                V, weights, Y, U, F, n_offspring, bound, first_size,
-                max_generations, patience, tol, &state, inv_n, flips, n_flips,
-                parents, sums, deltas, cand_fit, survives, claimed, free_slots,
-                marks,
-            )
-        free(flips)
-        free(n_flips)
-        free(parents)
-        free(sums)
-        free(deltas)
-        free(cand_fit)
-        free(survives)
-        free(claimed)
-        free(free_slots)
-        free(marks)
+        try:
+            if (flips == NULL or n_flips == NULL or parents == NULL
+                    or sums == NULL or deltas == NULL or cand_fit == NULL
+                    or survives == NULL or claimed == NULL or free_slots == NULL
+                    or marks == NULL):
+                t = -1
+            else:
+                t = _evolve_loop(
+                    V, weights, Y, U, F, n_offspring, bound, first_size,
+                    max_generations, patience, tol, &state, inv_n, flips,
+                    n_flips, parents, sums, deltas, cand_fit, survives, claimed,
+                    free_slots, marks,
+                )
+        finally:
+            # Also when the loop raises for an interrupt.
+            free(flips)
+            free(n_flips)
+            free(parents)
+            free(sums)
+            free(deltas)
+            free(cand_fit)
+            free(survives)
+            free(claimed)
+            free(free_slots)
+            free(marks)
     return t
 
 
@@ -423,15 +438,18 @@ cdef Py_ssize_t _evolve_loop(
         Py_ssize_t *claimed,
         Py_ssize_t *free_slots,
         int *marks,
-) noexcept nogil:
+) except -1 nogil:
     """The generation loop of :func:`evolve` (see there); returns the number
-    of generations."""
+    of generations, or raises from :func:`check_interrupts`."""
     cdef:
         Py_ssize_t n_samples = V.shape[0]
         Py_ssize_t n_components = V.shape[1]
         Py_ssize_t mu = Y.shape[0]
         Py_ssize_t n_cand = mu + n_offspring
         Py_ssize_t t, stale = 0, k, p, c, d, q, i, j, size, rank, n_free, acc
+        # Operations since the last check for interrupts (an estimate:
+        # mutations and their deltas, the selection, the copies).
+        Py_ssize_t work = 0
         int stamp = 0
         double best, gen_best, fc, fd
         double *delta
@@ -469,6 +487,12 @@ cdef Py_ssize_t _evolve_loop(
             _flip_delta(V, &Y[p, 0], flips + k * n_samples, n_flips[k], delta)
             cand_fit[mu + k] = _fitness_after(&U[p, 0], delta, &weights[0],
                                               n_components, inv_n)
+            # A child of the first generations of random starts flips up to
+            # n labels: check between children too.
+            work += (n_flips[k] + 1) * (n_components + 2)
+            if work >= INTERRUPT_CHECK_WORK:
+                work = 0
+                check_interrupts()
         for p in range(mu):
             cand_fit[p] = F[p]
 
@@ -526,6 +550,11 @@ cdef Py_ssize_t _evolve_loop(
             _apply_flips(Y, p, flips + k * n_samples, n_flips[k])
             F[p] = cand_fit[mu + k]
             sums[p] = sums[mu + k]
+
+        work += n_cand * n_cand + q * n_samples
+        if work >= INTERRUPT_CHECK_WORK:
+            work = 0
+            check_interrupts()
 
         t += 1
         if gen_best < best - tol:

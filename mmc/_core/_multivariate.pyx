@@ -27,6 +27,8 @@ from libc.math cimport fmax, fmin, log
 
 import numpy as np
 
+from mmc._core._common cimport INTERRUPT_CHECK_WORK, check_interrupts
+
 LOSS_ERROR = 0
 LOSS_NMI = 1
 LOSS_RAND = 2
@@ -453,12 +455,18 @@ def most_violated_table(
     violation : float
         Its violation, ``max over y' of loss(y', s) - (1/n) sum_i (|f_i| -
         y'_i f_i)``.
+
+    Raises
+    ------
+    KeyboardInterrupt, mmc._threads.RestartsStopped
+        From the checks for interrupts between chunks of rows (see
+        ``_common.pxd``).
     """
     cdef:
         Py_ssize_t n_pos = pos_prefix.shape[0] - 1
         Py_ssize_t n_neg = neg_prefix.shape[0] - 1
         Py_ssize_t n = n_pos + n_neg
-        Py_ssize_t c, k, best_c = 0, previous = -1
+        Py_ssize_t c, k, best_c = 0, previous = -1, first, last, rows_per_chunk
         double best, threshold = -1e300, margin
 
     # Parts of the loss that depend on b alone (side) and on the row total
@@ -511,14 +519,26 @@ def most_violated_table(
                 threshold = fmax(threshold, row_value[c])
 
     # Each row keeps its first maximum and the rows are reduced in order
-    # afterwards, so ties are broken the same way whatever n_threads is. A
-    # row searched against the threshold returns its first maximum whenever
-    # that reaches the threshold, which the overall maximum does.
-    for c in prange(n_pos + 1, nogil=True, schedule="static", num_threads=n_threads):
-        _scan_row(c, n_pos, n_neg, loss, beta * beta, &pos_prefix[0],
-                  &neg_prefix[0], &xlogx[0], &side_terms[0], &row_terms[0],
-                  &row_normalisation[0], threshold, margin, not search,
-                  &row_value[c], &row_b[c])
+    # afterwards, so ties are broken the same way whatever n_threads is, and
+    # however the rows are cut into chunks: between chunks, a check for
+    # interrupts (a full NMI scan at n=100,000 runs for seconds). A row costs
+    # at most about n_neg operations, or a bisection's few dozen. A row
+    # searched against the threshold returns its first maximum whenever that
+    # reaches the threshold, which the overall maximum does.
+    rows_per_chunk = INTERRUPT_CHECK_WORK // (
+        64 if loss == LOSS_ERROR or loss == LOSS_RAND else n_neg + 1)
+    rows_per_chunk = max(rows_per_chunk, n_threads, 1)
+    first = 0
+    while first <= n_pos:
+        last = min(first + rows_per_chunk, n_pos + 1)
+        for c in prange(first, last, nogil=True, schedule="static",
+                        num_threads=n_threads):
+            _scan_row(c, n_pos, n_neg, loss, beta * beta, &pos_prefix[0],
+                      &neg_prefix[0], &xlogx[0], &side_terms[0], &row_terms[0],
+                      &row_normalisation[0], threshold, margin, not search,
+                      &row_value[c], &row_b[c])
+        check_interrupts()
+        first = last
     best = row_value[0]
     for c in range(1, n_pos + 1):
         if row_value[c] > best:
