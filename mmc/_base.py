@@ -164,7 +164,8 @@ def _check_magnitude(X):
     values = X.data if sp.issparse(X) else X
     if values.size == 0:
         return
-    largest = float(np.abs(values).max())
+    # max and min make no temporary array (abs would copy X).
+    largest = max(abs(float(values.max())), abs(float(values.min())))
     limit = _MAX_MAGNITUDE[values.dtype]
     if largest > limit or 0.0 < largest < 1.0 / limit:
         raise ValueError(
@@ -182,12 +183,20 @@ def _canonical_csr(X):
     indices and explicit zeros; the kernels would read duplicates as distinct
     values. A copy is made only when X is not canonical already.
     """
-    if X.has_canonical_format and not (X.data == 0).any():
+    if X.has_canonical_format and not _has_zero(X.data):
         return X
     X = X.copy()
     X.sum_duplicates()
     X.eliminate_zeros()
     return X
+
+
+def _has_zero(values, block=1 << 20):
+    """Whether ``values`` holds a zero, with O(block) temporary memory."""
+    return any(
+        (values[start : start + block] == 0).any()
+        for start in range(0, values.size, block)
+    )
 
 
 def _with_int32_indices(X):

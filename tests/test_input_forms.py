@@ -173,3 +173,29 @@ def test_the_feature_map_must_be_fitted_before_transform():
     X, _ = _linear_kernel()
     with pytest.raises(NotFittedError, match="not fitted yet"):
         KernelFeatureMap("rbf").transform(X)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_validation_makes_no_copy_of_canonical_data(sparse):
+    # The checks of canonical form and magnitude read X without temporaries
+    # of its size (np.abs(X) would double the memory of a large dense X).
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20_000, 50))
+    if sparse:
+        X[rng.random(X.shape) < 0.8] = 0.0
+        X = sp.csr_matrix(X)
+        X.indices, X.indptr = X.indices.astype(np.int32), X.indptr.astype(np.int32)
+        size = X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
+    else:
+        size = X.nbytes
+    est = mmc.CPMMC()
+    tracemalloc.start()
+    try:
+        validated = est._validate_X(X, reset=True)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert validated is X
+    assert peak < 0.1 * size
