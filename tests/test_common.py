@@ -450,7 +450,13 @@ def test_two_estimators_on_threads_match_sequential_fits():
         threaded = list(pool.map(lambda job: job[0](random_state=0).fit(job[1]), jobs))
     for a, b in zip(sequential, threaded):
         np.testing.assert_array_equal(a.labels_, b.labels_)
-        assert a.objective_ == b.objective_
+        if isinstance(a, CPM3C):
+            # Known: since CPM3C centres its samples, its QP (polished by
+            # LAPACK, whose kernels may sum by memory alignment) can end a
+            # few ulps apart in another thread; the labels must not.
+            assert a.objective_ == pytest.approx(b.objective_, rel=1e-12)
+        else:
+            assert a.objective_ == b.objective_
 
 
 def test_quadprog_failure_falls_back_to_slsqp(Estimator, monkeypatch):
