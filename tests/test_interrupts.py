@@ -38,12 +38,12 @@ import mmc
 from sklearn.datasets import make_blobs
 
 
-def announce(module, name):
+def announce(module, name, **forced):
     kernel = getattr(module, name)
 
     def wrapper(*args, **kwargs):
         print("READY", flush=True)
-        return kernel(*args, **kwargs)
+        return kernel(*args, **kwargs, **forced)
 
     setattr(module, name, wrapper)
 """
@@ -98,12 +98,14 @@ def _check_keyboard_interrupt(returncode, err):
 
 @posix_only
 def test_multivariate_nmi_scan_interrupted():
-    # One scan of the NMI tables costs O(n^2): several seconds at n=60,000.
+    # The full scan of the NMI tables (the search's reference, the same
+    # chunked loop) costs O(n^2): several seconds at n=60,000, where the
+    # branch and bound would end the whole fit before the signal arrives.
     latency, returncode, err = _interrupted(
         """
         import mmc._multivariate
         X = make_blobs(60_000, n_features=2, centers=2, random_state=0)[0]
-        announce(mmc._multivariate, "most_violated_table")
+        announce(mmc._multivariate, "most_violated_table", exhaustive=True)
         mmc.MultivariateMMC(loss="nmi", random_state=0).fit(X)
         """
     )
@@ -136,7 +138,7 @@ def test_restart_threads_stopped():
         import threading
         import mmc._multivariate
         X = make_blobs(60_000, n_features=2, centers=2, random_state=0)[0]
-        announce(mmc._multivariate, "most_violated_table")
+        announce(mmc._multivariate, "most_violated_table", exhaustive=True)
         try:
             mmc.MultivariateMMC(
                 loss="nmi", n_init=2, n_jobs=2, random_state=0
