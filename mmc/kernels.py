@@ -418,14 +418,30 @@ def _check_kernel_matrix(K):
             f"kernel='precomputed' needs the square kernel matrix of the "
             f"training samples at fit; got shape {K.shape}."
         )
-    asymmetry = abs(K - K.T).max()
-    scale = abs(K).max()
+    asymmetry = _max_asymmetry(K)
+    scale = max(abs(float(K.max())), abs(float(K.min())))
     if asymmetry > 1e-8 * scale:
         raise ValueError(
             f"kernel='precomputed' needs a symmetric kernel matrix at fit; "
             f"|K - K.T| reaches {float(asymmetry):.3g} for max |K| = "
             f"{float(scale):.3g}."
         )
+
+
+def _max_asymmetry(K, block=256):
+    """``max |K - K.T|``, by blocks of rows for a dense K.
+
+    ``K - K.T`` at once would hold two more n x n arrays beside the kernel
+    matrix; a block of rows against the same block of columns needs
+    ``block * n`` values.
+    """
+    if sp.issparse(K):
+        return float(abs(K - K.T).max())
+    worst = 0.0
+    for start in range(0, K.shape[0], block):
+        rows = slice(start, start + block)
+        worst = max(worst, float(np.abs(K[rows] - K[:, rows].T).max()))
+    return worst
 
 
 def _warn_if_indefinite(K_landmarks):
