@@ -9,6 +9,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from mmc._base import row_kernel, warn
+from mmc._core._common import row_sq_norms
 from mmc._core._cpm3c import assign
 from mmc._cpm3c_constraints import MulticlassConstraints, class_scores
 from mmc._cutting_plane import _CuttingPlaneEstimator
@@ -264,11 +265,13 @@ class CPM3C(_CuttingPlaneEstimator):
         return centres, None
 
     def _make_working_set(self, X, x_mean, capacity, C, class_balance, repin=False):
-        if self.kernel != "linear":
-            # The constant feature is not centred, so that its weights stay
-            # intercepts of their own (see _training_features).
-            x_mean = x_mean.copy()
-            x_mean[-1] = 0.0
+        # The intercepts are the weights of a constant feature on the scale
+        # of the centred samples, sqrt(mean |x - mean(x)|^2) (any constant if
+        # they are all equal): regularised as much as the weights of a
+        # typical centred sample, and the same whatever the origin of X.
+        sq_norms = np.empty(X.shape[0])
+        row_kernel(X, row_sq_norms)(sq_norms)
+        scale = float(np.sqrt(max(sq_norms.mean() - x_mean @ x_mean, 0.0)))
         return MulticlassConstraints(
             X,
             x_mean,
@@ -278,6 +281,7 @@ class CPM3C(_CuttingPlaneEstimator):
             self.n_clusters,
             repin=repin,
             relabel=self.refine_init,
+            intercept_scale=scale if scale > 0 else 1.0,
         )
 
     def _run_start(self, run_once, start):
@@ -294,23 +298,9 @@ class CPM3C(_CuttingPlaneEstimator):
             )
         return result
 
-    def _training_features(self, X):
-        if self.kernel == "linear":
-            return X
-        scale = np.sqrt(np.mean(np.einsum("ij,ij->i", X, X, dtype=np.float64)))
-        # All samples identical under a kernel that maps them to 0: any
-        # constant serves.
-        constant = np.full((X.shape[0], 1), scale if scale > 0 else 1.0, X.dtype)
-        return np.hstack([X, constant])
-
     def _set_solution(self, X, best):
         coef = best.coef
         self.intercept_ = np.asarray(best.intercept, dtype=np.float64).copy()
-        if self.kernel != "linear":
-            # Split the weights of the constant feature off (see
-            # _training_features) into intercepts.
-            self.intercept_ += coef[:, -1] * float(X[0, -1])
-            X, coef = np.ascontiguousarray(X[:, :-1]), coef[:, :-1]
         self.coef_ = coef
         labels = self._assign(X)
         # The problem is symmetric under a permutation of the classes; name

@@ -65,15 +65,33 @@ class MulticlassConstraints:
                                      + |mean(x)|^2 M_a.M_b.
 
     A sparse X stays sparse, and every kernel keeps its cost.
+
+    Each class also has an intercept of its own: the weights ``v`` of a
+    constant feature of value ``intercept_scale`` (s), which is not centred,
+    so that the scores are ``w_p . (x - mean(x)) + s v_p`` and ``|v|^2``
+    joins the norm (a regularised intercept on the scale of the samples).
+    The constant feature adds ``s M_c`` to B_c, ``s^2 M_a.M_b`` to the Gram
+    matrix and ``s`` (class p) or ``-s (n_q + n_pq) / n`` to the balance
+    vector D_p, all from the statistics above.
     """
 
     def __init__(
-        self, X, x_mean, capacity, C, class_balance, n_clusters, repin, relabel
+        self,
+        X,
+        x_mean,
+        capacity,
+        C,
+        class_balance,
+        n_clusters,
+        repin,
+        relabel,
+        intercept_scale=0.0,
     ):
         n_samples, n_features = X.shape
         self.X = X
         self.x_mean = x_mean
         self._mean_sq_norm = float(x_mean @ x_mean)
+        self.intercept_scale = float(intercept_scale)
         # x_i . mean(x), to move U_c when a sample changes class.
         self._x_dot_mean = decision_values(X, x_mean, 0.0)
         self._assign = row_kernel(X, assign)
@@ -93,6 +111,9 @@ class MulticlassConstraints:
         self._sums = np.zeros((n_clusters, n_features))
         self._runner_sums = np.zeros((n_clusters, n_clusters, n_features))
         self.D = np.zeros((n_clusters, n_clusters, n_features))
+        # The balance vectors' entries for the constant feature.
+        self._D_constant = np.zeros((n_clusters, n_clusters))
+        self.v = np.zeros(n_clusters)
         self.W = np.zeros((n_clusters, n_features))
         self._W_T = np.zeros((n_features, n_clusters))
         self.intercepts = np.zeros(n_clusters)
@@ -159,6 +180,9 @@ class MulticlassConstraints:
         D -= counts[:, :, None] * self.x_mean
         D /= -self.X.shape[0]
         D[np.arange(k), np.arange(k)] = 0.0
+        s = self.intercept_scale
+        self._D_constant = -s * counts / self.X.shape[0]
+        self._D_constant[np.arange(k), np.arange(k)] = s
         self._previous_runner = self.runner.copy()
 
     def add_most_violated(self):
@@ -184,7 +208,8 @@ class MulticlassConstraints:
         k = self.size
         M, U = self._mean_weights[:k], self._mean_products[:k]
         cross = U @ M.T
-        return self.gram[:k, :k] - cross - cross.T + self._mean_sq_norm * (M @ M.T)
+        sq_norm = self._mean_sq_norm + self.intercept_scale**2
+        return self.gram[:k, :k] - cross - cross.T + sq_norm * (M @ M.T)
 
     def commit(self):
         """Keep the constraint written by the last :meth:`add_most_violated`."""
@@ -203,13 +228,15 @@ class MulticlassConstraints:
         M = self._mean_weights[:k]
         # <centred B_c, D_p> = <B_c, D_p> - sum_q M_c[q] (D_p[q] . mean(x)).
         D_dot_mean = self.D @ self.x_mean
-        B_dot_D = B @ D.T - M @ D_dot_mean.T
+        s, Dc = self.intercept_scale, self._D_constant
+        B_dot_D = B @ D.T - M @ D_dot_mean.T + s * (M @ Dc.T)
         gram = self._centred_gram()
-        lam, m = self.dual.solve(gram, self.offsets_[:k], B_dot_D, D @ D.T)
+        lam, m = self.dual.solve(gram, self.offsets_[:k], B_dot_D, D @ D.T + Dc @ Dc.T)
         W = (lam @ B - m @ D).reshape(self.W.shape)
         self.W = W - np.outer(lam @ M, self.x_mean)
+        self.v = s * (lam @ M) - m @ Dc
         self._W_T = np.ascontiguousarray(self.W.T)
-        self.intercepts = -(self.W @ self.x_mean)
+        self.intercepts = s * self.v - self.W @ self.x_mean
 
     def release(self):
         """Let the assignments follow W; False if the run is over.
@@ -304,11 +331,13 @@ class MulticlassConstraints:
         """Slack of the restricted problem at W."""
         k = self.size
         products = self.B[:k].reshape(k, -1) @ self.W.ravel()
-        products -= self._mean_weights[:k] @ (self.W @ self.x_mean)
+        products -= self._mean_weights[:k] @ (
+            self.W @ self.x_mean - self.intercept_scale * self.v
+        )
         return max(0.0, float((self.offsets_[:k] - products).max()))
 
     def squared_norm(self):
-        return float(np.vdot(self.W, self.W))
+        return float(np.vdot(self.W, self.W) + self.v @ self.v)
 
     def loss(self):
         """Mean multiclass hinge loss at the iterate."""
