@@ -73,6 +73,10 @@ class MulticlassConstraints:
     The constant feature adds ``s M_c`` to B_c, ``s^2 M_a.M_b`` to the Gram
     matrix and ``s`` (class p) or ``-s (n_q + n_pq) / n`` to the balance
     vector D_p, all from the statistics above.
+
+    With ``hold_intercepts`` the intercepts stay at zero while the
+    assignments are pinned to the start, and are released with them (see
+    :meth:`release`).
     """
 
     def __init__(
@@ -86,12 +90,15 @@ class MulticlassConstraints:
         repin,
         relabel,
         intercept_scale=0.0,
+        hold_intercepts=False,
     ):
         n_samples, n_features = X.shape
         self.X = X
         self.x_mean = x_mean
         self._mean_sq_norm = float(x_mean @ x_mean)
-        self.intercept_scale = float(intercept_scale)
+        # The scale in force, and the one held back until the release.
+        self.intercept_scale = 0.0 if hold_intercepts else float(intercept_scale)
+        self._held_intercept_scale = float(intercept_scale) if hold_intercepts else 0.0
         # x_i . mean(x), to move U_c when a sample changes class.
         self._x_dot_mean = decision_values(X, x_mean, 0.0)
         self._assign = row_kernel(X, assign)
@@ -180,10 +187,15 @@ class MulticlassConstraints:
         D -= counts[:, :, None] * self.x_mean
         D /= -self.X.shape[0]
         D[np.arange(k), np.arange(k)] = 0.0
-        s = self.intercept_scale
-        self._D_constant = -s * counts / self.X.shape[0]
-        self._D_constant[np.arange(k), np.arange(k)] = s
+        self._balance_counts = counts
+        self._set_constant_balance()
         self._previous_runner = self.runner.copy()
+
+    def _set_constant_balance(self):
+        """The constant feature's entries of the balance vectors D_p."""
+        s, k = self.intercept_scale, self.n_clusters
+        self._D_constant = -s * self._balance_counts / self.X.shape[0]
+        self._D_constant[np.arange(k), np.arange(k)] = s
 
     def add_most_violated(self):
         """Append the most violated constraint at the iterate (eq. 14)."""
@@ -255,8 +267,18 @@ class MulticlassConstraints:
         driver is that of the pinned assignments (equal to the MMC loss when
         nothing would change).
         """
-        if not self.pinned or not self.relabel:
-            return False
+        released = self.pinned and self.relabel and self._release_assignments()
+        if self._held_intercept_scale:
+            # Held intercepts are released at the first convergence, with the
+            # assignments or, if those stay, before the run can end.
+            self.intercept_scale = self._held_intercept_scale
+            self._held_intercept_scale = 0.0
+            self._set_constant_balance()
+            return True
+        return released
+
+    def _release_assignments(self):
+        """The release of pinned assignments described in :meth:`release`."""
         if not self.repin:
             self.pinned = False
             self.update()
