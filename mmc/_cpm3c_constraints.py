@@ -52,9 +52,9 @@ class MulticlassConstraints:
     of :func:`mmc._cutting_plane.cutting_plane_run`.
 
     The problem is posed on the centred samples ``x - mean(x)``, so that the
-    clustering does not change when the data are translated (the class
-    scores have no intercept of their own; the fitted intercepts are
-    ``-W mean(x)``). The centring is implicit, as in CPMMC's working set:
+    clustering does not change when the data are translated (the fitted
+    intercepts are ``-W mean(x)``, plus those of the constant feature
+    below). The centring is implicit, as in CPMMC's working set:
     the kernels keep the B_c and their Gram matrix of the raw samples, and
     the centred ones follow from two small statistics per constraint,
     ``M_c[p] = (1/n) sum_{i in c} ([p = p_i] - [p = r_i])`` (the weight of
@@ -265,7 +265,9 @@ class MulticlassConstraints:
         assignment changes or the objective no longer decreases by ``tol``;
         the state is then left as it is, so that the loss reported by the
         driver is that of the pinned assignments (equal to the MMC loss when
-        nothing would change).
+        nothing would change). Intercepts held at zero (``hold_intercepts``)
+        are released at the first call, which then returns True even if the
+        assignments stay.
         """
         released = self.pinned and self.relabel and self._release_assignments()
         if self._held_intercept_scale:
