@@ -102,6 +102,7 @@ def markdown(result, figures):
     lines += [f"* {name}: {text}." for name, text in result["grids"].items()]
     lines += ["", "### Rows not rebuilt", ""]
     lines += [f"* {result['papers'][p]}: {t}" for p, t in result["not_rebuilt"].items()]
+    lines += [f"* {text}." for text in result.get("not_run", ())]
     if figures:
         lines += ["", "### Sensitivity", ""]
         lines += [f"![{name}]({path})" for name, path in figures.items()]
@@ -141,6 +142,8 @@ def plot_sensitivity(name, records, path):
         else:
             _plot_lines(ax, grid, "C", "class_balance", "balance")
             ax.axvline(DEFAULT_C[name], color="grey", ls=":", lw=1)
+            if any(g["params"].get("kernel") == "rbf" for g in grid):
+                _plot_rbf(ax, grid)
         ax.axhline(records[data]["default"], color="k", ls="--", lw=1, label="default")
         ax.set_title(data, fontsize=9)
         ax.set_xscale("log")
@@ -165,6 +168,21 @@ def _plot_lines(ax, grid, x_name, line_name, label):
             xs, ys = zip(*points)
             ax.plot(xs, ys, marker="o", ms=3, label=f"{label} {value:g}")
     ax.set_xlabel(x_name)
+
+
+def _plot_rbf(ax, grid):
+    """CPM3C's rbf points: error against C for the three best widths."""
+    rbf = [g for g in grid if g["params"].get("kernel") == "rbf"]
+    best = {}
+    for g in rbf:
+        gamma = g["params"]["gamma"]
+        best[gamma] = min(best.get(gamma, np.inf), g["value"])
+    for gamma in sorted(best, key=best.get)[:3]:
+        points = sorted(
+            (g["params"]["C"], g["value"]) for g in rbf if g["params"]["gamma"] == gamma
+        )
+        xs, ys = zip(*points)
+        ax.plot(xs, ys, marker="s", ms=3, ls="--", label=f"rbf gamma {gamma:.2g}")
 
 
 def _plot_evo(ax, grid):

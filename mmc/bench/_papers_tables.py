@@ -29,11 +29,11 @@ PAPERS = {
     "via cutting plane algorithm (SDM)",
     "cpm3c": "Zhao, Wang and Zhang (2008), efficient multiclass maximum margin "
     "clustering (ICML)",
-    "multivariate": "Zhao, Kwok, Wang and Zhang (2009), unsupervised maximum "
-    "margin feature selection / MMC with multivariate loss functions",
+    "multivariate": "Zhao, Kwok and Zhang, maximum margin clustering with "
+    "multivariate loss function",
     "evommc": "Gieseke, Pahikkala and Kramer (2009), fast evolutionary maximum "
     "margin clustering (ICML)",
-    "odmc": "Zhang, Zhou et al. (2019), optimal margin distribution clustering (AAAI)",
+    "odmc": "Zhang and Zhou, optimal margin distribution clustering (AAAI)",
 }
 
 
