@@ -147,9 +147,13 @@ def plot_sensitivity(name, records, path):
         ax.axhline(records[data]["default"], color="k", ls="--", lw=1, label="default")
         ax.set_title(data, fontsize=9)
         ax.set_xscale("log")
-        ax.set_ylim(bottom=-0.5)
+    # Shared y: set once, over every panel's points.
+    top = max(g["value"] for d in datas for g in records[d]["grid"])
+    top = max(top, *(records[d]["default"] for d in datas))
+    axes[0].set_ylim(-0.5, 1.05 * top + 0.5)
     axes[0].set_ylabel("clustering error (%)")
-    axes[-1].legend(fontsize=7, loc="upper right")
+    for ax in axes:  # each panel its own: the rbf widths differ by data set
+        ax.legend(fontsize=6, loc="upper right")
     fig.tight_layout()
     fig.savefig(path, dpi=90)
     plt.close(fig)
