@@ -148,3 +148,25 @@ def test_quick_papers_run_writes_papers_json(tmp_path):
     assert "mmc tuned with labels" in report
     assert (out / "sensitivity_CPMMC.png").read_bytes()[:4] == b"\x89PNG"
     assert "tuned with labels" in result.stdout
+
+
+def test_a_row_is_reached_in_the_direction_of_its_metric():
+    from mmc.bench._papers import _row
+    from mmc.bench._papers_tables import Row
+
+    def record(tuned):
+        return {"tuned": tuned, "tuned_params": {}, "default": 0.0, "kmeans": 0.0}
+
+    error = Row("cpmmc", "5", "CPMMC", "3v8", "error", 3.0, 5.0)
+    nmi = Row("multivariate", "III", "MultivariateMMC", "3v8", "nmi", 0.86, 0.7)
+    for row, good, bad in ((error, 3.9, 4.1), (nmi, 0.84, 0.82)):
+        for tuned, reached in ((good, True), (bad, False)):
+            results = {row.estimator: {"3v8": {row.metric: record(tuned)}}}
+            assert _row(row, results)["reached"] is reached
+    # The 45-pair mean averages the pairs and has its own tolerance.
+    mean = Row("cpmmc", "5", "CPMMC", "mean45", "error", 0.6, 3.6)
+    pairs = [f"{a}v{b}" for a in range(10) for b in range(a + 1, 10)]
+    results = {"CPMMC": {p: {"error": record(0.0)} for p in pairs}}
+    results["CPMMC"]["0v1"]["error"] = record(45 * 0.95)
+    row = _row(mean, results)
+    assert row["tuned"] == pytest.approx(0.95) and row["reached"] is False

@@ -26,11 +26,8 @@ def _fmt(metric, value):
 def _params(params):
     if params and all(isinstance(v, dict) for v in params.values()):
         return "per pair (papers.json)"
-    shown = {
-        k: v
-        for k, v in params.items()
-        if k not in ("random_state", "n_init", "loss", "beta") or k == "random_state"
-    }
+    # The loss is the table's and n_init is 1 wherever it is searched.
+    shown = {k: v for k, v in params.items() if k not in ("n_init", "loss", "beta")}
     return ", ".join(
         f"{k}={v:.3g}" if isinstance(v, float) else f"{k}={v}"
         for k, v in sorted(shown.items())
