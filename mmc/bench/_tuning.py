@@ -177,12 +177,15 @@ def tune_by_labels(estimator, grid, X, y, score="accuracy"):
     >>> sorted(result.best_params)
     ['C']
     """
-    fits = fit_grid(estimator, grid, X)
     y = np.asarray(y)
-    if y.shape[0] != fits[0].labels.shape[0]:
+    n_samples = X.shape[0] if hasattr(X, "shape") else len(X)
+    if y.ndim != 1 or y.shape[0] != n_samples:
         raise ValueError(
-            f"y has {y.shape[0]} labels but X has {fits[0].labels.shape[0]} samples"
+            f"y has {y.shape[0] if y.ndim else 0} labels but X has {n_samples} "
+            "samples; y must be one label per sample"
         )
+    score = _resolve_score(score)  # before the fits, not after
+    fits = fit_grid(estimator, grid, X)
     best, scores = best_fit(fits, y, score)
     return Bunch(
         best_params=fits[best].params,
