@@ -42,12 +42,8 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from mmc import _dask_starts as blocked
 from mmc._base import _BaseMMC, column_means, decision_values, warn
-from mmc._dask import (
-    RowBlocks,
-    decision_values_on_blocks,
-    is_dask_array,
-    refuse_dask,
-)
+from mmc._dask import RowBlocks, decision_values_on_blocks
+from mmc._dask_api import is_dask_array, refuse_dask
 from mmc._feature_map import _FeatureMapMixin, _LinearDecisionMixin
 from mmc._labelling import orientation, warn_if_one_cluster
 from mmc._seeds import draw_seeds
@@ -211,7 +207,6 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
                 f"Found array with {blocks.shape[0]} sample(s) while a minimum "
                 "of 2 is required."
             )
-        blocks.check_values()
         self.n_features_in_ = blocks.shape[1]
         if hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
@@ -269,8 +264,11 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         def run(start):
             return self._run_start(run_once, start)
 
+        # On Dask arrays the restarts wait on the workers: they run together,
+        # on threads of the driver (the winner does not depend on it).
+        n_jobs = len(starts) if isinstance(X, RowBlocks) else self.n_jobs
         best, _ = best_of_restarts(
-            run, starts, self.n_jobs, key=lambda r: (r.n_empty_clusters, r.objective)
+            run, starts, n_jobs, key=lambda r: (r.n_empty_clusters, r.objective)
         )
         if not best.converged:
             warn(

@@ -28,41 +28,7 @@ from mmc._base import (
     rows,
 )
 from mmc._core import _linear
-
-# The estimators that take Dask arrays, named in the errors of the others.
-DASK_ESTIMATORS = ("CPMMC",)
-
-_EXTRA = 'pip install "mmc[dask]"'
-
-
-def is_dask_array(X):
-    """Whether X is a ``dask.array.Array`` (without importing Dask)."""
-    for cls in type(X).__mro__:
-        if cls.__name__ == "Array" and cls.__module__.startswith("dask.array"):
-            return True
-    return False
-
-
-def import_dask():
-    """The ``dask`` module, or ImportError naming the extra that brings it."""
-    try:
-        import dask
-        import dask.array  # noqa: F401
-    except ImportError as exc:
-        raise ImportError(
-            f"Fitting mmc estimators on Dask arrays needs dask; install it with "
-            f"{_EXTRA} (which also brings distributed and zarr)."
-        ) from exc
-    return dask
-
-
-def refuse_dask(estimator):
-    """TypeError for an estimator that does not fit on Dask arrays."""
-    raise TypeError(
-        f"{type(estimator).__name__} does not fit on Dask arrays; the estimators "
-        f"that do are {', '.join(DASK_ESTIMATORS)}. Compute X to a NumPy array "
-        "or SciPy CSR matrix first if it fits in memory."
-    )
+from mmc._dask_api import import_dask
 
 
 def _row_chunked(X, what):
@@ -100,14 +66,22 @@ def prepare_block(block, dtype):
     return np.ascontiguousarray(block, dtype=dtype)
 
 
-def _block_range(block, _state, _shared):
-    """Finiteness and extreme values of a block (validation pass)."""
+def value_range(block):
+    """Whether a block's values are finite, and their largest magnitude."""
     values = block.data if sp.issparse(block) else block.reshape(-1)
     if values.size == 0:
-        return None, (True, 0.0)
-    finite = bool(np.isfinite(values.min()) and np.isfinite(values.max()))
-    largest = max(abs(float(values.max())), abs(float(values.min())))
-    return None, (finite, largest)
+        return True, 0.0
+    largest, smallest = float(values.max()), float(values.min())
+    finite = bool(np.isfinite(largest) and np.isfinite(smallest))
+    return finite, max(abs(largest), abs(smallest))
+
+
+def check_values(ranges, dtype):
+    """Refuse NaN, infinity and values of extreme magnitude, as
+    ``_validate_X`` does, from the :func:`value_range` of each block."""
+    if not all(finite for finite, _ in ranges):
+        raise ValueError("Input X contains NaN or infinity.")
+    check_largest_magnitude(max(r[1] for r in ranges), dtype)
 
 
 class RowBlocks:
@@ -184,13 +158,6 @@ class RowBlocks:
         """The per-block states concatenated on the driver."""
         return np.concatenate(compute(self.dask, states))
 
-    def check_values(self):
-        """Refuse NaN, infinity and values of extreme magnitude (one pass)."""
-        results = self.map(_block_range)
-        if not all(finite for finite, _ in results):
-            raise ValueError("Input X contains NaN or infinity.")
-        check_largest_magnitude(max(r[1] for r in results), self.dtype)
-
 
 class DaskWorkerLost(RuntimeError):
     """A Dask computation of the fit failed because a worker was lost."""
@@ -220,36 +187,6 @@ def _guarded(function, *args):
 def compute(dask, items):
     (values,) = _guarded(dask.compute, items)
     return values
-
-
-def map_blocks_predict(function, X, n_features, dtype):
-    """``function`` (a method of a fitted estimator) on each block of X.
-
-    Returns a lazy Dask array of shape (n_samples,) or (n_samples, k) for
-    ``function`` returning 1-D or 2-D results; X may be chunked by columns
-    too (it is rechunked to whole rows).
-    """
-    import_dask()
-    if X.ndim != 2:
-        raise ValueError(f"Expected a 2-D Dask array; got {X.ndim}-D.")
-    if X.shape[1] != n_features:
-        raise ValueError(
-            f"X has {X.shape[1]} features, but the estimator is expecting "
-            f"{n_features} features as input."
-        )
-    if len(X.chunks[1]) != 1:
-        X = X.rechunk({1: -1})
-    probe = np.asarray(function(_empty_like(X)))
-    if probe.ndim == 1:
-        return X.map_blocks(function, drop_axis=1, dtype=dtype)
-    return X.map_blocks(function, dtype=dtype, chunks=(X.chunks[0], (probe.shape[1],)))
-
-
-def _empty_like(X):
-    """One row of zeros of X's kind, to learn the shape of a prediction."""
-    if sp.issparse(getattr(X, "_meta", None)):
-        return sp.csr_matrix((1, X.shape[1]), dtype=_float_dtype(X.dtype))
-    return np.zeros((1, X.shape[1]), dtype=_float_dtype(X.dtype))
 
 
 def _decision_block(block, _state, shared):

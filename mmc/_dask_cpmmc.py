@@ -28,6 +28,9 @@ from mmc._core._cpmmc import flip_signs, most_violated
 from mmc._cpmmc import _SubsetConstraints
 from mmc._qp import CPMMCDual
 
+# Columns of memberships a block starts with (they double as needed).
+_FIRST_CAPACITY = 8
+
 
 def _as_sum(vector, sparse):
     """A per-block sum of a d-vector, compact for sparse data."""
@@ -44,21 +47,21 @@ def _add_sum(out, part, sparse):
         out += part
 
 
-def _start_block(_block, signs, shared):
-    (capacity,) = shared
-    state = {
+def _fresh_state(signs):
+    """The state of a block at a start: its signs, and decision values of
+    those signs inside the margin (see ``_SubsetConstraints.start``)."""
+    return {
         "signs": signs,
         "decision": 0.5 * signs,
-        "constraints": np.zeros((len(signs), capacity), dtype=np.uint8),
+        "constraints": np.zeros((len(signs), _FIRST_CAPACITY), dtype=np.uint8),
     }
-    return state, int(np.count_nonzero(signs > 0))
 
 
-def _most_violated_block(block, state, shared):
-    column, capacity = shared
+def _most_violated_of(block, state, column):
+    """Write column ``column`` of the memberships; the sums of the constraint."""
     constraints = state["constraints"]
-    if constraints.shape[1] < capacity:
-        constraints = grow_columns(constraints, capacity)
+    if constraints.shape[1] <= column:
+        constraints = grow_columns(constraints, 2 * constraints.shape[1])
     z = np.zeros(block.shape[1])
     n_rows = block.shape[0]
     violation, size, sign_sum = most_violated(
@@ -75,7 +78,17 @@ def _most_violated_block(block, state, shared):
     return {**state, "constraints": constraints}, result
 
 
+def _most_violated_block(block, state, shared):
+    (column,) = shared
+    if not isinstance(state, dict):
+        state = _fresh_state(state)
+    return _most_violated_of(block, state, column)
+
+
 def _update_block(block, state, shared):
+    """Decision values and signs at the new iterate, the change of the
+    statistics, and (ahead of the driver asking for it) the most violated
+    constraint at the new iterate, written to the next column."""
     coef, intercept, n_constraints = shared
     decision = np.empty(block.shape[0])
     _linear.decision_values(*rows(block), coef, intercept, decision)
@@ -92,17 +105,16 @@ def _update_block(block, state, shared):
         dZ = sp.csr_matrix(X.T @ weights).T.tocsr()
     else:
         dZ = weights.T @ X
+    state = {**state, "signs": signs, "decision": decision}
+    state, most_violated = _most_violated_of(block, state, n_constraints)
     result = (
         dZ,
         weights.sum(axis=0),
         int(members.sum()),
         int(np.count_nonzero(signs > 0)),
+        most_violated,
     )
-    return {**state, "signs": signs, "decision": decision}, result
-
-
-def _hinge_block(_block, state, _shared):
-    return state, float(np.maximum(0.0, 1.0 - np.abs(state["decision"])).sum())
+    return state, result
 
 
 class DaskSubsetConstraints(_SubsetConstraints):
@@ -127,6 +139,9 @@ class DaskSubsetConstraints(_SubsetConstraints):
         self.Z_mean = np.zeros(capacity)
         self.states = None
         self.n_positive = 0
+        # Per-block results of the most violated constraint at the iterate
+        # for slot ``size``, or None.
+        self._pending = None
 
     def _grow(self):
         capacity = 2 * self.capacity
@@ -135,28 +150,37 @@ class DaskSubsetConstraints(_SubsetConstraints):
             grow_rows(getattr(self, name), capacity)
         self.capacity = capacity
 
-    def start(self, signs):
-        self.states, counts = self.X.step(
-            _start_block, signs, self.capacity, blocks=False
-        )
-        self.n_positive = sum(counts)
+    def start(self, state):
+        """Start from per-block signs; ``state`` is ``(signs, n_positive)``."""
+        self.states, self.n_positive = state
+        self._pending = None
 
     def loss(self):
-        return (
-            sum(self.X.map(_hinge_block, states=self.states, blocks=False))
-            / (self.X.shape[0])
-        )
+        """Mean hinge loss at the iterate: the violation of the next constraint."""
+        if self._pending is None:
+            self._pending = self._pass(_most_violated_block, self.size)
+        return self._violation(self._pending)
 
     def n_empty_clusters(self):
         return int(self.n_positive == 0) + int(self.n_positive == self.X.shape[0])
 
+    def _pass(self, function, *shared):
+        self.states, results = self.X.step(function, self.states, *shared)
+        return results
+
+    def _violation(self, results):
+        return sum(r[0] for r in results) / self.X.shape[0]
+
     def add_most_violated(self):
+        """The most violated constraint at the iterate, into slot ``size``
+        (computed by the last update's pass when there was one)."""
         if self.size == self.capacity:
             self._grow()
         k = self.size
-        self.states, results = self.X.step(
-            _most_violated_block, self.states, k, self.capacity
-        )
+        results = self._pending
+        if results is None:
+            results = self._pass(_most_violated_block, k)
+            self._pending = results
         n_samples = self.X.shape[0]
         z = np.zeros(self.X.shape[1])
         for result in results:
@@ -164,13 +188,16 @@ class DaskSubsetConstraints(_SubsetConstraints):
         self.Z[k] = z / n_samples
         self.sizes[k] = sum(r[1] for r in results) / n_samples
         self.sign_sums[k] = sum(r[2] for r in results) / n_samples
-        return sum(r[0] for r in results) / n_samples
+        return self._violation(results)
+
+    def commit(self):
+        super().commit()
+        self._pending = None
 
     def update(self):
         k = self.size
-        self.states, results = self.X.step(
-            _update_block, self.states, self.coef, self.intercept, k
-        )
+        results = self._pass(_update_block, self.coef, self.intercept, k)
+        self._pending = [r[4] for r in results]
         n_samples = self.X.shape[0]
         n_updates = sum(r[2] for r in results)
         self.n_positive = sum(r[3] for r in results)

@@ -15,7 +15,7 @@ import scipy.sparse as sp
 from mmc._base import rows
 from mmc._core import _linear
 from mmc._core._common import column_sums
-from mmc._dask import compute
+from mmc._dask import check_values, compute, value_range
 from mmc._labelling import median_split
 from mmc._starts import _PCA_OVERSAMPLING, _PCA_POWER_ITERATIONS
 from mmc._starts import _orthonormalise_columns as orthonormalise_columns
@@ -33,16 +33,19 @@ def _decision(block, coef, intercept):
 
 
 def _column_stats(block, _state, _shared):
-    """Column sums and sums of squares of a block."""
+    """Column sums and sums of squares of a block, and its extreme values."""
     sums = np.zeros(block.shape[1])
     column_sums(*rows(block), sums)
     squares = block.multiply(block) if sp.issparse(block) else np.square(block)
-    return None, (sums, np.asarray(squares.sum(axis=0), dtype=np.float64).ravel())
+    squares = np.asarray(squares.sum(axis=0), dtype=np.float64).ravel()
+    return None, (sums, squares, value_range(block))
 
 
 def column_statistics(blocks):
-    """Mean of the rows and mean variance of the columns (two moments, one pass)."""
+    """Check the values of X (as ``_validate_X`` does) and return the mean
+    of the rows and the mean variance of the columns; one pass."""
     results = blocks.map(_column_stats)
+    check_values([r[2] for r in results], blocks.dtype)
     n_samples = blocks.shape[0]
     x_mean = sum(r[0] for r in results) / n_samples
     squares = sum(r[1] for r in results) / n_samples
@@ -50,25 +53,32 @@ def column_statistics(blocks):
     return x_mean, variance
 
 
+def _centred_times(block, Q, mean):
+    """``(X_b - mean) Q`` in the dtype of the block, as the in-memory
+    subspace iteration computes it."""
+    Q = Q.astype(block.dtype)
+    Y = np.asarray(block @ Q)
+    Y -= mean.astype(block.dtype) @ Q
+    return Y
+
+
 def _power_step(block, _state, shared):
-    """``(X_b - mean)' (X_b - mean) Q`` and the column sums of ``(X_b - mean) Q``."""
-    Q, mean = shared
-    Y = np.asarray(block @ Q, dtype=np.float64)
-    Y -= mean @ Q
+    """``X_b' (X_b - mean) Q`` and the column sums of ``(X_b - mean) Q``."""
+    Y = _centred_times(block, *shared)
     return None, (np.asarray(block.T @ Y, dtype=np.float64), Y.sum(axis=0))
 
 
 def _projection_gram(block, _state, shared):
-    Q, mean = shared
-    Y = np.asarray(block @ Q, dtype=np.float64)
-    Y -= mean @ Q
+    Y = _centred_times(block, *shared).astype(np.float64)
     return None, Y.T @ Y
 
 
 def _squared_projections(block, _state, shared):
+    """Sum of squares of the centred projections on the principal direction,
+    and the uncentred projections (those of the ``"pca"`` start)."""
     direction, intercept = shared
-    projections = _decision(block, direction, intercept)
-    return None, float(projections @ projections)
+    centred = _decision(block, direction, intercept)
+    return None, (float(centred @ centred), _decision(block, direction, 0.0))
 
 
 def principal_component(blocks, x_mean, random_state):
@@ -89,8 +99,10 @@ def principal_component(blocks, x_mean, random_state):
     norm = np.linalg.norm(direction)
     if norm > 0:
         direction /= norm
-    total = sum(blocks.map(_squared_projections, direction, -float(direction @ x_mean)))
-    variance = total / blocks.shape[0]
+    results = blocks.map(_squared_projections, direction, -float(direction @ x_mean))
+    variance = sum(r[0] for r in results) / blocks.shape[0]
+    # Kept for the "pca" starts: 8 bytes a row on the driver.
+    blocks.principal_projections = np.concatenate([r[1] for r in results])
     if not variance > 1e-20 * float(x_mean @ x_mean):
         variance = 1.0
     return direction, variance
@@ -102,17 +114,19 @@ def _projections(block, _state, shared):
 
 
 def initial_signs(blocks, method, random_state, principal, x_mean, variance):
-    """Per-block initial signs (+1 / -1, int8) of a restart; see
-    :func:`mmc._starts.initial_signs`."""
+    """Initial signs of a restart (see :func:`mmc._starts.initial_signs`):
+    ``(per-block int8 signs, number of positive signs)``."""
     if method == "kmeans":
         labels = kmeans_labels(blocks, 2, random_state, x_mean, variance)
-        return blocks.states(np.where(labels == 1, 1, -1).astype(np.int8))
-    if method == "pca":
-        direction = principal
+        signs = np.where(labels == 1, 1, -1).astype(np.int8)
     else:
-        direction = random_state.standard_normal(blocks.shape[1])
-    projections = np.concatenate(blocks.map(_projections, direction))
-    return blocks.states(median_split(projections))
+        if method == "pca":
+            projections = blocks.principal_projections
+        else:
+            direction = random_state.standard_normal(blocks.shape[1])
+            projections = np.concatenate(blocks.map(_projections, direction))
+        signs = median_split(projections)
+    return blocks.states(signs), int(np.count_nonzero(signs > 0))
 
 
 # k-means: the "kmeans" start. scikit-learn's KMeans (greedy k-means++
@@ -125,7 +139,7 @@ def _centred(block, x_mean):
     """Dense blocks centred (as KMeans does), sparse ones as they are."""
     if sp.issparse(block):
         return block
-    return np.asarray(block, dtype=np.float64) - x_mean
+    return block - x_mean.astype(block.dtype)
 
 
 def _squared_distances(block, centres, x_mean):
@@ -134,7 +148,7 @@ def _squared_distances(block, centres, x_mean):
         norms = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
     else:
         norms = np.einsum("ij,ij->i", X, X)
-    products = np.asarray(X @ centres.T, dtype=np.float64)
+    products = np.asarray(X @ centres.T.astype(X.dtype), dtype=np.float64)
     D = norms[:, None] - 2.0 * products + np.einsum("ij,ij->i", centres, centres)
     return np.maximum(D, 0.0)
 
@@ -198,7 +212,8 @@ def _lloyd_step(block, labels, shared):
     X = _centred(block, x_mean)
     k = centres.shape[0]
     onehot = sp.csr_matrix(
-        (np.ones(len(new)), (new, np.arange(len(new)))), shape=(k, len(new))
+        (np.ones(len(new), dtype=X.dtype), (new, np.arange(len(new)))),
+        shape=(k, len(new)),
     )
     sums = onehot @ X
     sums = sums.toarray() if sp.issparse(sums) else np.asarray(sums)
