@@ -78,18 +78,22 @@ def _most_violated_of(block, state, column):
     return {**state, "constraints": constraints}, result
 
 
+def as_state(state):
+    """A block's state; the signs alone at a start."""
+    return state if isinstance(state, dict) else _fresh_state(state)
+
+
 def _most_violated_block(block, state, shared):
     (column,) = shared
-    if not isinstance(state, dict):
-        state = _fresh_state(state)
-    return _most_violated_of(block, state, column)
+    return _most_violated_of(block, as_state(state), column)
 
 
 def _update_block(block, state, shared):
     """Decision values and signs at the new iterate, the change of the
     statistics, and (ahead of the driver asking for it) the most violated
     constraint at the new iterate, written to the next column."""
-    coef, intercept, n_constraints = shared
+    coef, intercept, n_constraints, speculate = shared
+    state = as_state(state)
     decision = np.empty(block.shape[0])
     _linear.decision_values(*rows(block), coef, intercept, decision)
     signs = state["signs"].copy()
@@ -106,13 +110,16 @@ def _update_block(block, state, shared):
     else:
         dZ = weights.T @ X
     state = {**state, "signs": signs, "decision": decision}
-    state, most_violated = _most_violated_of(block, state, n_constraints)
+    most_violated = None
+    if speculate:
+        state, most_violated = _most_violated_of(block, state, n_constraints)
     result = (
         dZ,
         weights.sum(axis=0),
         int(members.sum()),
         int(np.count_nonzero(signs > 0)),
         most_violated,
+        n_flipped,
     )
     return state, result
 
@@ -120,6 +127,10 @@ def _update_block(block, state, shared):
 class DaskSubsetConstraints(_SubsetConstraints):
     """:class:`mmc._cpmmc._SubsetConstraints` on blocks of rows (module
     docstring); ``start`` takes per-block signs."""
+
+    # Whether the update pass also finds the most violated subset at the
+    # new iterate (the next pass CPMMC needs).
+    _speculate = True
 
     def __init__(self, X, x_mean, capacity, C, class_balance):
         n_features = X.shape[1]
@@ -196,8 +207,12 @@ class DaskSubsetConstraints(_SubsetConstraints):
 
     def update(self):
         k = self.size
-        results = self._pass(_update_block, self.coef, self.intercept, k)
-        self._pending = [r[4] for r in results]
+        results = self._pass(
+            _update_block, self.coef, self.intercept, k, self._speculate
+        )
+        if self._speculate:
+            self._pending = [r[4] for r in results]
+        self._n_flipped = sum(r[5] for r in results)
         n_samples = self.X.shape[0]
         n_updates = sum(r[2] for r in results)
         self.n_positive = sum(r[3] for r in results)

@@ -69,8 +69,27 @@ def _power_step(block, _state, shared):
 
 
 def _projection_gram(block, _state, shared):
+    """Gram matrix of ``(X_b - mean) Q`` and its first rows."""
     Y = _centred_times(block, *shared).astype(np.float64)
-    return None, Y.T @ Y
+    return None, (Y.T @ Y, Y[: Y.shape[1]])
+
+
+def _right_singular_vectors(gram, top):
+    """The right singular vectors of a tall Y, as ``numpy.linalg.svd(Y)``
+    gives them, from its Gram matrix and its first rows.
+
+    LAPACK's SVD of a tall matrix first reduces it to the R of its
+    Householder QR, and that R depends only on the first rows of Y and the
+    Gram matrix of the others (the reflections see the other rows through
+    their inner products): the QR of the first rows stacked on any matrix
+    with that Gram matrix gives the same R, so the same singular vectors,
+    signs included, up to rounding. The principal direction then has the
+    orientation of the in-memory fit's, and so do the ``"pca"`` starts.
+    """
+    values, vectors = np.linalg.eigh(gram - top.T @ top)
+    rest = (vectors * np.sqrt(np.maximum(values, 0.0))) @ vectors.T
+    R = np.linalg.qr(np.vstack([top, rest]), mode="r")
+    return np.linalg.svd(R, full_matrices=False)[2]
 
 
 def _squared_projections(block, _state, shared):
@@ -84,8 +103,8 @@ def _squared_projections(block, _state, shared):
 def principal_component(blocks, x_mean, random_state):
     """Principal direction and the variance along it, as
     :func:`mmc._starts.principal_component` computes them (the same draws
-    and iterations; the tall SVD becomes the eigenvectors of its small Gram
-    matrix, and a direction may come out negated)."""
+    and iterations, the passes summed over the blocks; the SVD of the tall
+    projections from small statistics, see :func:`_right_singular_vectors`)."""
     n_features = blocks.shape[1]
     block = min(1 + _PCA_OVERSAMPLING, n_features)
     Q = random_state.standard_normal((n_features, block))
@@ -93,9 +112,10 @@ def principal_component(blocks, x_mean, random_state):
         results = blocks.map(_power_step, Q, x_mean)
         Q = sum(r[0] for r in results) - np.outer(x_mean, sum(r[1] for r in results))
         orthonormalise_columns(Q)
-    gram = sum(blocks.map(_projection_gram, Q, x_mean))
-    _, vectors = np.linalg.eigh(gram)
-    direction = Q @ vectors[:, -1]
+    results = blocks.map(_projection_gram, Q, x_mean)
+    gram = sum(r[0] for r in results)
+    top = np.concatenate([r[1] for r in results])[: Q.shape[1]]
+    direction = Q @ _right_singular_vectors(gram, top)[0]
     norm = np.linalg.norm(direction)
     if norm > 0:
         direction /= norm
