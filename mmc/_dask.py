@@ -84,6 +84,31 @@ def check_values(ranges, dtype):
     check_largest_magnitude(max(r[1] for r in ranges), dtype)
 
 
+# Products of blocks for the passes, without BLAS: BLAS may round a product
+# differently in another process (measured here: three processes, three
+# results for the same matrices), and the per-block results must not depend
+# on the worker that computed them.
+
+
+def row_products(block, Q):
+    """``block @ Q`` in float64, a column at a time by the rows kernel."""
+    out = np.empty((block.shape[0], Q.shape[1]))
+    column = np.empty(block.shape[0])
+    for j in range(Q.shape[1]):
+        coef = np.ascontiguousarray(Q[:, j], dtype=np.float64)
+        _linear.decision_values(*rows(block), coef, 0.0, column)
+        out[:, j] = column
+    return out
+
+
+def weighted_row_sums(W, block):
+    """``W.T @ block`` in float64 (the rows of block summed with the weights
+    in each column of W), by SciPy's sparse product."""
+    result = sp.csr_matrix(W.T, dtype=np.float64) @ block
+    result = result.toarray() if sp.issparse(result) else result
+    return np.asarray(result, dtype=np.float64)
+
+
 class RowBlocks:
     """A validated Dask array seen as its blocks of rows.
 

@@ -26,6 +26,7 @@ from mmc._base import grow_columns, grow_rows, rows
 from mmc._core import _linear
 from mmc._core._cpmmc import flip_signs, most_violated
 from mmc._cpmmc import _SubsetConstraints
+from mmc._dask import weighted_row_sums
 from mmc._qp import CPMMCDual
 
 # Columns of memberships a block starts with (they double as needed).
@@ -104,11 +105,9 @@ def _update_block(block, state, shared):
     # Each flipped sample moves Z[k] by 2 s_i x_i (and the sign sum by
     # 2 s_i) for every constraint k that holds it.
     weights = members * (2.0 * signs[flipped])[:, None]
-    X = block[flipped]
-    if sp.issparse(X):
-        dZ = sp.csr_matrix(X.T @ weights).T.tocsr()
-    else:
-        dZ = weights.T @ X
+    dZ = weighted_row_sums(weights, block[flipped])
+    if sp.issparse(block):
+        dZ = sp.csr_matrix(dZ)
     state = {**state, "signs": signs, "decision": decision}
     most_violated = None
     if speculate:

@@ -15,7 +15,13 @@ import scipy.sparse as sp
 from mmc._base import rows
 from mmc._core import _linear
 from mmc._core._common import column_sums
-from mmc._dask import check_values, compute, value_range
+from mmc._dask import (
+    check_values,
+    compute,
+    row_products,
+    value_range,
+    weighted_row_sums,
+)
 from mmc._labelling import median_split
 from mmc._starts import _PCA_OVERSAMPLING, _PCA_POWER_ITERATIONS
 from mmc._starts import _orthonormalise_columns as orthonormalise_columns
@@ -54,24 +60,22 @@ def column_statistics(blocks):
 
 
 def _centred_times(block, Q, mean):
-    """``(X_b - mean) Q`` in the dtype of the block, as the in-memory
-    subspace iteration computes it."""
-    Q = Q.astype(block.dtype)
-    Y = np.asarray(block @ Q)
-    Y -= mean.astype(block.dtype) @ Q
+    """``(X_b - mean) Q`` (in float64)."""
+    Y = row_products(block, Q)
+    Y -= row_products(mean[None, :], Q)[0]
     return Y
 
 
 def _power_step(block, _state, shared):
     """``X_b' (X_b - mean) Q`` and the column sums of ``(X_b - mean) Q``."""
     Y = _centred_times(block, *shared)
-    return None, (np.asarray(block.T @ Y, dtype=np.float64), Y.sum(axis=0))
+    return None, (weighted_row_sums(Y, block).T, Y.sum(axis=0))
 
 
 def _projection_gram(block, _state, shared):
     """Gram matrix of ``(X_b - mean) Q`` and its first rows."""
-    Y = _centred_times(block, *shared).astype(np.float64)
-    return None, (Y.T @ Y, Y[: Y.shape[1]])
+    Y = _centred_times(block, *shared)
+    return None, (weighted_row_sums(Y, Y), Y[: Y.shape[1]])
 
 
 def _right_singular_vectors(gram, top):
@@ -97,7 +101,7 @@ def _squared_projections(block, _state, shared):
     and the uncentred projections (those of the ``"pca"`` start)."""
     direction, intercept = shared
     centred = _decision(block, direction, intercept)
-    return None, (float(centred @ centred), _decision(block, direction, 0.0))
+    return None, (float(np.square(centred).sum()), _decision(block, direction, 0.0))
 
 
 def principal_component(blocks, x_mean, random_state):
@@ -167,9 +171,9 @@ def _squared_distances(block, centres, x_mean):
     if sp.issparse(X):
         norms = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
     else:
-        norms = np.einsum("ij,ij->i", X, X)
-    products = np.asarray(X @ centres.T.astype(X.dtype), dtype=np.float64)
-    D = norms[:, None] - 2.0 * products + np.einsum("ij,ij->i", centres, centres)
+        norms = np.square(X, dtype=np.float64).sum(axis=1)
+    products = row_products(X, centres.T)
+    D = norms[:, None] - 2.0 * products + np.square(centres).sum(axis=1)
     return np.maximum(D, 0.0)
 
 
