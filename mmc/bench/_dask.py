@@ -38,10 +38,10 @@ WORKER_MEMORY = "1GB"
 
 
 def _block(seed, index, n_rows):
-    """Rows of block ``index``: two clusters, means at distance 3 along a
+    """Rows of block ``index``: two clusters, means at distance 8 along a
     fixed random direction, unit Gaussian noise, labels at random."""
     direction = np.random.RandomState(seed).standard_normal(N_FEATURES)
-    direction *= 1.5 / np.linalg.norm(direction)
+    direction *= 4.0 / np.linalg.norm(direction)
     rng = np.random.default_rng([seed, index])
     labels = rng.integers(0, 2, n_rows)
     X = rng.standard_normal((n_rows, N_FEATURES), dtype=np.float32)
