@@ -222,3 +222,32 @@ def test_worker_lost_mid_fit_completes_or_raises(client):
         expected = CPMMC(n_init=1, random_state=0).fit(_blobs())
         assert _agreement(expected.labels_, outcome["estimator"].labels_) >= 0.999
     client.wait_for_workers(2, timeout=TIMEOUT)
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("shape", [(7, 3), (500, 3), (2000, 2), (300, 1)])
+def test_right_singular_vectors_match_numpy_svd_signs_included(seed, shape):
+    from mmc._dask_starts import _right_singular_vectors
+
+    rng = np.random.default_rng(seed)
+    Y = rng.standard_normal(shape) * rng.uniform(0.1, 10, shape[1])
+    Y += rng.standard_normal(shape[1])  # not centred
+    expected = np.linalg.svd(Y, full_matrices=False)[2]
+    got = _right_singular_vectors(Y.T @ Y, Y[: shape[1]])
+    np.testing.assert_allclose(got, expected, atol=1e-8)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_block_products_match_numpy(dtype, sparse):
+    from mmc._dask import prepare_block, row_products, weighted_row_sums
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 9)).astype(dtype)
+    X[rng.random(X.shape) < 0.5] = 0
+    block = prepare_block(sp.csr_matrix(X) if sparse else X, np.dtype(dtype))
+    Q = rng.standard_normal((9, 3))
+    W = rng.standard_normal((40, 2))
+    X64 = X.astype(np.float64)
+    np.testing.assert_allclose(row_products(block, Q), X64 @ Q, rtol=1e-10)
+    np.testing.assert_allclose(weighted_row_sums(W, block), W.T @ X64, rtol=1e-10)
