@@ -132,8 +132,7 @@ class RowBlocks:
         self.sparse = sp.issparse(getattr(X, "_meta", None))
         self.sizes = tuple(int(s) for s in X.chunks[0])
         self.starts = np.concatenate([[0], np.cumsum(self.sizes)]).astype(np.int64)
-        delayed = self.dask.delayed(prepare_block, pure=True)
-        self.blocks = [delayed(b, self.dtype) for b in X.to_delayed().ravel()]
+        self.blocks = list(X.to_delayed().ravel())
 
     @property
     def n_blocks(self):
@@ -146,8 +145,8 @@ class RowBlocks:
             states = [None] * self.n_blocks
         # A pass that needs only the states does not read the data.
         data = self.blocks if blocks else [None] * self.n_blocks
-        call = dask.delayed(function, pure=False)
-        return [call(b, s, shared) for b, s in zip(data, states)]
+        call = dask.delayed(_on_block, pure=False)
+        return [call(function, b, self.dtype, s, shared) for b, s in zip(data, states)]
 
     def map(self, function, *shared, states=None, blocks=True):
         """``function(block, state, shared)[1]`` of every block, in order.
@@ -182,6 +181,13 @@ class RowBlocks:
     def gather(self, states):
         """The per-block states concatenated on the driver."""
         return np.concatenate(compute(self.dask, states))
+
+
+def _on_block(function, block, dtype, state, shared):
+    """``function`` on a block made ready for the kernels (one task a block)."""
+    if block is not None:
+        block = prepare_block(block, dtype)
+    return function(block, state, shared)
 
 
 class DaskWorkerLost(RuntimeError):

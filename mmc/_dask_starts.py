@@ -18,6 +18,7 @@ from mmc._core._common import column_sums
 from mmc._dask import (
     check_values,
     compute,
+    prepare_block,
     row_products,
     value_range,
     weighted_row_sums,
@@ -197,7 +198,9 @@ def _fetch_rows(blocks, indices, x_mean):
         wanted = np.flatnonzero(owner == b)
         local = indices[wanted] - blocks.starts[b]
         task = blocks.dask.delayed(_rows_of, pure=True)(
-            blocks.blocks[b], None, (local,)
+            blocks.dask.delayed(prepare_block)(blocks.blocks[b], blocks.dtype),
+            None,
+            (local,),
         )
         out[wanted] = compute(blocks.dask, [task[1]])[0]
     if not blocks.sparse:

@@ -47,7 +47,7 @@ def client():
             n_workers=2,
             threads_per_worker=1,
             processes=True,
-            dashboard_address=None,
+            dashboard_address=":0",  # any free port: never a clash
             silence_logs=50,
         ) as cluster,
         distributed.Client(cluster, timeout=TIMEOUT) as client,

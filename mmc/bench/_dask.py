@@ -133,7 +133,7 @@ def run(quick=False, random_state=0, data_dir=None, progress=None):
                 threads_per_worker=1,
                 processes=True,
                 memory_limit=WORKER_MEMORY,
-                dashboard_address=None,
+                dashboard_address=":0",  # any free port: never a clash
                 silence_logs=40,
             ) as cluster,
             Client(cluster) as client,
