@@ -170,17 +170,31 @@ class RowBlocks:
         results = compute(self.dask, [t[1] for t in tasks])
         return [t[0] for t in tasks], list(results)
 
-    def states(self, arrays):
-        """Per-block states from one driver array (sliced by block)."""
-        delayed = self.dask.delayed
-        return [
-            delayed(arrays[a:b].copy(), pure=True)
-            for a, b in zip(self.starts[:-1], self.starts[1:])
-        ]
+    def states(self, array):
+        """Per-block states from one driver array (sliced by block).
+
+        With a distributed client they are scattered to the workers: in the
+        graph they would make one large message (and a warning) per pass.
+        """
+        parts = [array[a:b].copy() for a, b in zip(self.starts[:-1], self.starts[1:])]
+        client = _distributed_client(self.dask)
+        if client is not None:
+            # Unique keys: a key released by an earlier fit may still be
+            # on its way out of the scheduler.
+            return client.scatter(parts, hash=False)
+        return [self.dask.delayed(part, pure=True) for part in parts]
 
     def gather(self, states):
         """The per-block states concatenated on the driver."""
         return np.concatenate(compute(self.dask, states))
+
+
+def _distributed_client(dask):
+    """The distributed client that will run the computations, or None."""
+    from dask.base import get_scheduler
+
+    client = getattr(get_scheduler(), "__self__", None)
+    return client if type(client).__name__ == "Client" else None
 
 
 def _on_block(function, block, dtype, state, shared):
