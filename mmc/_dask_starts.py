@@ -184,8 +184,9 @@ def _distances(block, _state, shared):
 
 
 def _rows_of(block, _state, shared):
-    (local,) = shared
-    X = block[local]
+    """Rows of a block, centred as the k-means sees them."""
+    local, x_mean = shared
+    X = _centred(block[local], x_mean)
     return None, X.toarray() if sp.issparse(X) else np.asarray(X)
 
 
@@ -200,11 +201,9 @@ def _fetch_rows(blocks, indices, x_mean):
         task = blocks.dask.delayed(_rows_of, pure=True)(
             blocks.dask.delayed(prepare_block)(blocks.blocks[b], blocks.dtype),
             None,
-            (local,),
+            (local, x_mean),
         )
         out[wanted] = compute(blocks.dask, [task[1]])[0]
-    if not blocks.sparse:
-        out -= x_mean
     return out
 
 
