@@ -52,9 +52,9 @@ class MulticlassConstraints:
     of :func:`mmc._cutting_plane.cutting_plane_run`.
 
     The problem is posed on the centred samples ``x - mean(x)``, so that the
-    clustering does not change when the data are translated (the class
-    scores have no intercept of their own; the fitted intercepts are
-    ``-W mean(x)``). The centring is implicit, as in CPMMC's working set:
+    clustering does not change when the data are translated (the fitted
+    intercepts are ``-W mean(x)``, plus those of the constant feature
+    below). The centring is implicit, as in CPMMC's working set:
     the kernels keep the B_c and their Gram matrix of the raw samples, and
     the centred ones follow from two small statistics per constraint,
     ``M_c[p] = (1/n) sum_{i in c} ([p = p_i] - [p = r_i])`` (the weight of
@@ -65,15 +65,40 @@ class MulticlassConstraints:
                                      + |mean(x)|^2 M_a.M_b.
 
     A sparse X stays sparse, and every kernel keeps its cost.
+
+    Each class also has an intercept of its own: the weights ``v`` of a
+    constant feature of value ``intercept_scale`` (s), which is not centred,
+    so that the scores are ``w_p . (x - mean(x)) + s v_p`` and ``|v|^2``
+    joins the norm (a regularised intercept on the scale of the samples).
+    The constant feature adds ``s M_c`` to B_c, ``s^2 M_a.M_b`` to the Gram
+    matrix and ``s`` (class p) or ``-s (n_q + n_pq) / n`` to the balance
+    vector D_p, all from the statistics above.
+
+    With ``hold_intercepts`` the intercepts stay at zero while the
+    assignments are pinned to the start, and are released with them (see
+    :meth:`release`).
     """
 
     def __init__(
-        self, X, x_mean, capacity, C, class_balance, n_clusters, repin, relabel
+        self,
+        X,
+        x_mean,
+        capacity,
+        C,
+        class_balance,
+        n_clusters,
+        repin,
+        relabel,
+        intercept_scale=0.0,
+        hold_intercepts=False,
     ):
         n_samples, n_features = X.shape
         self.X = X
         self.x_mean = x_mean
         self._mean_sq_norm = float(x_mean @ x_mean)
+        # The scale in force, and the one held back until the release.
+        self.intercept_scale = 0.0 if hold_intercepts else float(intercept_scale)
+        self._held_intercept_scale = float(intercept_scale) if hold_intercepts else 0.0
         # x_i . mean(x), to move U_c when a sample changes class.
         self._x_dot_mean = decision_values(X, x_mean, 0.0)
         self._assign = row_kernel(X, assign)
@@ -93,6 +118,9 @@ class MulticlassConstraints:
         self._sums = np.zeros((n_clusters, n_features))
         self._runner_sums = np.zeros((n_clusters, n_clusters, n_features))
         self.D = np.zeros((n_clusters, n_clusters, n_features))
+        # The balance vectors' entries for the constant feature.
+        self._D_constant = np.zeros((n_clusters, n_clusters))
+        self.v = np.zeros(n_clusters)
         self.W = np.zeros((n_clusters, n_features))
         self._W_T = np.zeros((n_features, n_clusters))
         self.intercepts = np.zeros(n_clusters)
@@ -159,7 +187,15 @@ class MulticlassConstraints:
         D -= counts[:, :, None] * self.x_mean
         D /= -self.X.shape[0]
         D[np.arange(k), np.arange(k)] = 0.0
+        self._balance_counts = counts
+        self._set_constant_balance()
         self._previous_runner = self.runner.copy()
+
+    def _set_constant_balance(self):
+        """The constant feature's entries of the balance vectors D_p."""
+        s, k = self.intercept_scale, self.n_clusters
+        self._D_constant = -s * self._balance_counts / self.X.shape[0]
+        self._D_constant[np.arange(k), np.arange(k)] = s
 
     def add_most_violated(self):
         """Append the most violated constraint at the iterate (eq. 14)."""
@@ -184,7 +220,8 @@ class MulticlassConstraints:
         k = self.size
         M, U = self._mean_weights[:k], self._mean_products[:k]
         cross = U @ M.T
-        return self.gram[:k, :k] - cross - cross.T + self._mean_sq_norm * (M @ M.T)
+        sq_norm = self._mean_sq_norm + self.intercept_scale**2
+        return self.gram[:k, :k] - cross - cross.T + sq_norm * (M @ M.T)
 
     def commit(self):
         """Keep the constraint written by the last :meth:`add_most_violated`."""
@@ -203,13 +240,15 @@ class MulticlassConstraints:
         M = self._mean_weights[:k]
         # <centred B_c, D_p> = <B_c, D_p> - sum_q M_c[q] (D_p[q] . mean(x)).
         D_dot_mean = self.D @ self.x_mean
-        B_dot_D = B @ D.T - M @ D_dot_mean.T
+        s, Dc = self.intercept_scale, self._D_constant
+        B_dot_D = B @ D.T - M @ D_dot_mean.T + s * (M @ Dc.T)
         gram = self._centred_gram()
-        lam, m = self.dual.solve(gram, self.offsets_[:k], B_dot_D, D @ D.T)
+        lam, m = self.dual.solve(gram, self.offsets_[:k], B_dot_D, D @ D.T + Dc @ Dc.T)
         W = (lam @ B - m @ D).reshape(self.W.shape)
         self.W = W - np.outer(lam @ M, self.x_mean)
+        self.v = s * (lam @ M) - m @ Dc
         self._W_T = np.ascontiguousarray(self.W.T)
-        self.intercepts = -(self.W @ self.x_mean)
+        self.intercepts = s * self.v - self.W @ self.x_mean
 
     def release(self):
         """Let the assignments follow W; False if the run is over.
@@ -226,10 +265,22 @@ class MulticlassConstraints:
         assignment changes or the objective no longer decreases by ``tol``;
         the state is then left as it is, so that the loss reported by the
         driver is that of the pinned assignments (equal to the MMC loss when
-        nothing would change).
+        nothing would change). Intercepts held at zero (``hold_intercepts``)
+        are released at the first call, which then returns True even if the
+        assignments stay.
         """
-        if not self.pinned or not self.relabel:
-            return False
+        released = self.pinned and self.relabel and self._release_assignments()
+        if self._held_intercept_scale:
+            # Held intercepts are released at the first convergence, with the
+            # assignments or, if those stay, before the run can end.
+            self.intercept_scale = self._held_intercept_scale
+            self._held_intercept_scale = 0.0
+            self._set_constant_balance()
+            return True
+        return released
+
+    def _release_assignments(self):
+        """The release of pinned assignments described in :meth:`release`."""
         if not self.repin:
             self.pinned = False
             self.update()
@@ -304,11 +355,13 @@ class MulticlassConstraints:
         """Slack of the restricted problem at W."""
         k = self.size
         products = self.B[:k].reshape(k, -1) @ self.W.ravel()
-        products -= self._mean_weights[:k] @ (self.W @ self.x_mean)
+        products -= self._mean_weights[:k] @ (
+            self.W @ self.x_mean - self.intercept_scale * self.v
+        )
         return max(0.0, float((self.offsets_[:k] - products).max()))
 
     def squared_norm(self):
-        return float(np.vdot(self.W, self.W))
+        return float(np.vdot(self.W, self.W) + self.v @ self.v)
 
     def loss(self):
         """Mean multiclass hinge loss at the iterate."""

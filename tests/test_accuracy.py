@@ -159,9 +159,14 @@ def test_multivariate_mean_nmi_at_least_cpmmc(multivariate_nmi):
 # Kernels (their issue's contract): the rbf kernel loses nothing on the digit
 # pairs -- its mean error over the 45 pairs is within half a point of the
 # linear kernel's. (Measured with random_state=0, rbf against linear: CPMMC
-# about 1.6% and 2.4%, MultivariateMMC 1.33% and 2.21%, CPM3C 2.21% and
-# 2.29%, ODMC 1.48% and 1.90%.)
+# about 1.6% and 2.4%, MultivariateMMC 1.33% and 2.21%, ODMC 1.48% and
+# 1.90%.) The means are over three seeds: one pair found or missed by the
+# restarts moves a 45-pair mean by up to a point (CPM3C linear at
+# random_state=0: 1v8 at 2.5%, 44.9% at seeds 1 and 2; 1.33% against rbf
+# 2.03%, and over the three seeds 1.82% against 1.76%;
+# bench/studies/cpm3c_intercept.md).
 RBF_MARGIN = 0.5
+RBF_SEEDS = (0, 1, 2)
 
 
 @pytest.mark.parametrize(
@@ -174,8 +179,10 @@ def test_rbf_kernel_loses_nothing_on_the_digit_pairs(Estimator):
     for a, b in itertools.combinations(range(10), 2):
         mask = (y == a) | (y == b)
         for kernel, kernel_errors in errors.items():
-            labels = Estimator(kernel=kernel, random_state=0).fit(X[mask]).labels_
-            kernel_errors.append(100 * clustering_error(y[mask], labels))
+            for seed in RBF_SEEDS:
+                estimator = Estimator(kernel=kernel, random_state=seed)
+                labels = estimator.fit(X[mask]).labels_
+                kernel_errors.append(100 * clustering_error(y[mask], labels))
     assert np.mean(errors["rbf"]) <= np.mean(errors["linear"]) + RBF_MARGIN
 
 

@@ -12,6 +12,8 @@ from mmc.bench import _evo as evo
 from mmc.bench import _kernels as kernels
 from mmc.bench import _multivariate as multivariate
 from mmc.bench import _odmc as odmc
+from mmc.bench import _papers as papers
+from mmc.bench import _papers_report as papers_report
 from mmc.bench import _registry as registry
 from mmc.bench import _robustness as robustness
 from mmc.bench._comparison import compare
@@ -25,7 +27,7 @@ from mmc.bench._report import (
 )
 from mmc.bench._scaling import estimator_scaling, sparse_scaling
 
-# "robustness" and "dask" are not part of "all": run them on their own.
+# "robustness", "papers" and "dask" are not part of "all": run them on their own.
 SUITES = (
     "all",
     "accuracy",
@@ -34,6 +36,7 @@ SUITES = (
     "odmc",
     "evo",
     "robustness",
+    "papers",
     "dask",
 )
 
@@ -49,9 +52,13 @@ def _parser():
             "sparse synthetic data (scaling) and with the rbf kernel map "
             "(kernels). The suite robustness (not part of all) runs every "
             "default on a broad set of cases: unbalanced, uncentred, "
-            "rescaled, text-like and non-linear data. The suite dask (not part "
-            "of all; needs mmc[dask]) times CPMMC on Dask arrays on a "
-            "LocalCluster, in memory and out of core from zarr."
+            "rescaled, text-like and non-linear data. The suite papers (not "
+            "part of all) rebuilds the rows of the papers' tables on the "
+            "digits: the published value, mmc tuned with the labels by the "
+            "paper's grid search (as the papers did), mmc with its defaults "
+            "and KMeans; it writes papers.json and sensitivity figures. The "
+            "suite dask (not part of all; needs mmc[dask]) times CPMMC on Dask "
+            "arrays on a LocalCluster, in memory and out of core from zarr."
         ),
     )
     parser.add_argument(
@@ -119,6 +126,8 @@ def _check_writable(directory):
 
 
 def _print_summary(results):
+    if "papers" in results:
+        print("\n".join(papers_report.summary_lines(results["papers"])))
     if "robustness" in results:
         print("\n".join(robustness.summary_lines(results["robustness"])))
     if "kernels" in results:
@@ -233,6 +242,45 @@ def _run_dask(args):
     print(f"Written to {args.out} in {results['seconds']:.0f} s")
 
 
+def _write_papers(results, staging):
+    """papers.json, the sensitivity figures and the report section."""
+    result = results["papers"]
+    figures = {}
+    for name, records in result["data"].items():
+        errors = {data: r["error"] for data, r in records.items() if "error" in r}
+        path = f"sensitivity_{name}.png"
+        if papers_report.plot_sensitivity(name, errors, os.path.join(staging, path)):
+            figures[name] = path
+    with open(os.path.join(staging, "report.md"), "a") as report:
+        report.write("\n" + papers_report.markdown(result, figures))
+    write_json(
+        {key: results[key] for key in ("environment", "quick", "seed")}
+        | {"command": results["command"], "commit": results["commit"]}
+        | result,
+        os.path.join(staging, "papers.json"),
+    )
+    return ["papers.json", *figures.values()]
+
+
+def _commit():
+    """The commit of the mmc source tree, if it is a git checkout."""
+    import subprocess
+
+    import mmc
+
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=os.path.dirname(os.path.abspath(mmc.__file__)),
+            capture_output=True,
+            text=True,
+            timeout=10,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return out.stdout.strip() if out.returncode == 0 else "unknown"
+
+
 def main(argv=None):
     parser = _parser()
     args = parser.parse_args(argv)
@@ -246,7 +294,15 @@ def main(argv=None):
     _check_writable(args.out)
 
     start = time.perf_counter()
-    results = {"environment": environment(), "quick": args.quick, "seed": args.seed}
+    results = {
+        "environment": environment(),
+        "quick": args.quick,
+        "seed": args.seed,
+        "command": " ".join(
+            ["python -m mmc.bench", *(sys.argv[1:] if argv is None else argv)]
+        ),
+        "commit": _commit(),
+    }
     if args.suite in ("all", "accuracy"):
         results["comparison"] = compare(
             entries,
@@ -327,6 +383,13 @@ def main(argv=None):
             random_state=args.seed,
             progress=_progress("robustness cases"),
         )
+    if args.suite == "papers":
+        results["papers"] = papers.run(
+            quick=args.quick,
+            random_state=args.seed,
+            progress=_progress("papers' rows"),
+            estimators=names,
+        )
     results["seconds"] = time.perf_counter() - start
 
     # Write everything next to the destination first and move it in place at
@@ -370,6 +433,8 @@ def main(argv=None):
                 os.path.join(staging, "robustness.json"),
             )
             written.append("robustness.json")
+        if "papers" in results:
+            written += _write_papers(results, staging)
         for name in written:
             os.replace(os.path.join(staging, name), os.path.join(args.out, name))
 

@@ -216,6 +216,8 @@ def write_markdown(results, path, figures):
         + ", ".join(f"{k} {v}" for k, v in env.items())
         + (" (quick run)." if results["quick"] else ".")
     )
+    if "command" in results:
+        lines.append(f"Command: `{results['command']}` at commit {results['commit']}.")
     lines.append("")
     if "digits" in results:
         lines += _digits_markdown(results["digits"]) + [""]
