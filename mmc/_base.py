@@ -19,6 +19,7 @@ from sklearn.utils.validation import validate_data
 
 from mmc._core import _linear
 from mmc._core._common import column_sums
+from mmc._dask_api import is_dask_array, refuse_dask
 
 # Initialisations known to every two-cluster estimator (see mmc/_starts.py).
 INIT_METHODS = ("pca", "kmeans", "random")
@@ -80,6 +81,8 @@ class _BaseMMC(ClusterMixin, BaseEstimator):
         samples at fit time and a number of features different from the one
         seen in ``fit`` raise ``ValueError``.
         """
+        if is_dask_array(X):
+            refuse_dask(self, fit=reset)
         X = validate_data(
             self,
             X,
@@ -166,11 +169,17 @@ def _check_magnitude(X):
         return
     # max and min make no temporary array (abs would copy X).
     largest = max(abs(float(values.max())), abs(float(values.min())))
-    limit = _MAX_MAGNITUDE[values.dtype]
+    check_largest_magnitude(largest, values.dtype)
+
+
+def check_largest_magnitude(largest, dtype):
+    """Refuse data whose largest absolute value is ``largest`` if it is
+    outside the range the estimators compute with (see above)."""
+    limit = _MAX_MAGNITUDE[np.dtype(dtype)]
     if largest > limit or 0.0 < largest < 1.0 / limit:
         raise ValueError(
             f"X has values of magnitude up to {largest:.3g}: outside "
-            f"[{1 / limit:.0e}, {limit:.0e}] for {values.dtype} data, squares "
+            f"[{1 / limit:.0e}, {limit:.0e}] for {np.dtype(dtype)} data, squares "
             "and products overflow or underflow. Rescale X (multiplying it by "
             "a constant does not change the clustering)."
         )

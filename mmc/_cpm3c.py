@@ -13,6 +13,7 @@ from mmc._core._common import row_sq_norms
 from mmc._core._cpm3c import assign
 from mmc._cpm3c_constraints import MulticlassConstraints, class_scores
 from mmc._cutting_plane import _CuttingPlaneEstimator
+from mmc._dask_api import is_dask_array, map_blocks_predict
 from mmc._docstrings import fill_doc
 from mmc._feature_map import FEATURE_MAP_PARAMETERS
 from mmc._labelling import warn_if_one_cluster
@@ -387,6 +388,8 @@ class CPM3C(_CuttingPlaneEstimator):
             its largest score.
         """
         check_is_fitted(self)
+        if is_dask_array(X):
+            return map_blocks_predict(self.decision_function, X, np.float64)
         X = self._validate_features(X, reset=False)
         return np.asarray(X @ self.coef_.T, dtype=np.float64) + self.intercept_
 
@@ -405,6 +408,8 @@ class CPM3C(_CuttingPlaneEstimator):
             data equals ``labels_``.
         """
         check_is_fitted(self)
+        if is_dask_array(X):
+            return map_blocks_predict(self.predict, X, np.intp)
         return self._assign(self._validate_features(X, reset=False))
 
     def _assign(self, X):

@@ -11,6 +11,7 @@ from mmc._core._cpmmc import (
     most_violated,
 )
 from mmc._cutting_plane import _BinaryCuttingPlane
+from mmc._dask import RowBlocks
 from mmc._docstrings import fill_doc
 from mmc._feature_map import FEATURE_MAP_PARAMETERS
 from mmc._qp import CPMMCDual
@@ -408,5 +409,12 @@ class CPMMC(_BinaryCuttingPlane):
         """
         return self._fit(X)
 
+    _takes_dask = True
+
     def _make_working_set(self, X, x_mean, capacity, C, class_balance):
+        if isinstance(X, RowBlocks):
+            # Imported here: mmc._dask_cpmmc builds on this module.
+            from mmc._dask_cpmmc import DaskSubsetConstraints
+
+            return DaskSubsetConstraints(X, x_mean, capacity, C, class_balance)
         return _SubsetConstraints(X, x_mean, capacity, C, class_balance)

@@ -40,7 +40,10 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from mmc import _dask_starts as blocked
 from mmc._base import _BaseMMC, column_means, decision_values, warn
+from mmc._dask import RowBlocks, decision_values_on_blocks
+from mmc._dask_api import is_dask_array, refuse_dask
 from mmc._feature_map import _FeatureMapMixin, _LinearDecisionMixin
 from mmc._labelling import orientation, warn_if_one_cluster
 from mmc._seeds import draw_seeds
@@ -172,11 +175,42 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         "max_cccp_iter": [Interval(Integral, 1, None, closed="left")],
     }
 
+    # Whether fit takes Dask arrays (see mmc/_dask.py).
+    _takes_dask = False
+
     def _fit(self, X):
         """Validate X, map it to the kernel's features and fit on them."""
-        X = self._training_features(self._validate_features(X, reset=True))
+        if is_dask_array(X):
+            X = self._dask_features(X)
+        else:
+            X = self._training_features(self._validate_features(X, reset=True))
         self._check_params_vs_input(X)
         return self._fit_features(X)
+
+    def _dask_features(self, X):
+        """A Dask array X validated and seen as its blocks of rows."""
+        if not self._takes_dask:
+            refuse_dask(self)
+        if self.kernel != "linear":
+            raise ValueError(
+                f"{type(self).__name__} fits on Dask arrays with kernel='linear' "
+                f"only; got kernel={self.kernel!r}."
+            )
+        if not isinstance(self.init, str):
+            raise ValueError(
+                f"{type(self).__name__} fits on Dask arrays from the init methods "
+                f"only ('auto', 'pca', 'kmeans', 'random'), not from an array."
+            )
+        blocks = RowBlocks(X)
+        if blocks.shape[0] < 2:
+            raise ValueError(
+                f"Found array with {blocks.shape[0]} sample(s) while a minimum "
+                "of 2 is required."
+            )
+        self.n_features_in_ = blocks.shape[1]
+        if hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        return blocks
 
     @single_blas_thread
     def _fit_features(self, X):
@@ -186,9 +220,17 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         # direction, then one seed per restart: draws of sizes fixed by the
         # shapes, before any run, so no run can change another's draws.
         random_state = check_random_state(self.random_state)
-        x_mean = column_means(X)
-        principal, top_variance = principal_component(X, x_mean, random_state)
-        labels = self._initial_labels(X.shape[0], self._n_clusters())
+        if isinstance(X, RowBlocks):
+            # The same draws, each pass over the rows mapped over the blocks.
+            x_mean, X.column_variance = blocked.column_statistics(X)
+            principal, top_variance = blocked.principal_component(
+                X, x_mean, random_state
+            )
+            labels = None
+        else:
+            x_mean = column_means(X)
+            principal, top_variance = principal_component(X, x_mean, random_state)
+            labels = self._initial_labels(X.shape[0], self._n_clusters())
         if labels is None:
             methods = self._start_methods()
             starts = list(zip(methods, draw_seeds(random_state, len(methods))))
@@ -222,8 +264,11 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         def run(start):
             return self._run_start(run_once, start)
 
+        # On Dask arrays the restarts wait on the workers: they run together,
+        # on threads of the driver (the winner does not depend on it).
+        n_jobs = len(starts) if isinstance(X, RowBlocks) else self.n_jobs
         best, _ = best_of_restarts(
-            run, starts, self.n_jobs, key=lambda r: (r.n_empty_clusters, r.objective)
+            run, starts, n_jobs, key=lambda r: (r.n_empty_clusters, r.objective)
         )
         if not best.converged:
             warn(
@@ -268,10 +313,24 @@ class _BinaryCuttingPlane(_LinearDecisionMixin, _CuttingPlaneEstimator):
     def _initial_state(self, X, x_mean, principal, method, arg):
         if method == "array":
             return np.where(arg == np.max(arg), 1, -1).astype(np.int8)
+        if isinstance(X, RowBlocks):
+            return blocked.initial_signs(
+                X,
+                method,
+                np.random.RandomState(arg),
+                principal,
+                x_mean,
+                X.column_variance,
+            )
         return initial_signs(X, method, np.random.RandomState(arg), principal)
 
     def _set_solution(self, X, best):
-        decision = decision_values(X, best.coef, best.intercept)
+        if isinstance(X, RowBlocks):
+            # labels_ is a NumPy array: 8 bytes a sample on the driver, and
+            # an estimator that pickles without a cluster (mmc/_dask.py).
+            decision = decision_values_on_blocks(X, best.coef, best.intercept)
+        else:
+            decision = decision_values(X, best.coef, best.intercept)
         sign = orientation(decision[0])
         self.coef_ = sign * best.coef
         self.intercept_ = sign * float(best.intercept)

@@ -7,10 +7,12 @@ explicit feature map of X (:class:`mmc.kernels.KernelFeatureMap`).
 
 from numbers import Integral, Real
 
+import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from mmc._base import _BinaryPredictMixin, decision_values
+from mmc._dask_api import is_dask_array, map_blocks_predict
 from mmc._docstrings import KERNEL_COEFFICIENTS
 from mmc.kernels import FEATURE_MAP_KERNELS, KernelFeatureMap
 
@@ -131,5 +133,8 @@ class _LinearDecisionMixin(_BinaryPredictMixin, _FeatureMapMixin):
             ``X @ coef_ + intercept_``; positive values belong to cluster 1.
         """
         check_is_fitted(self)
+        if is_dask_array(X):
+            # A lazy Dask array, block by block.
+            return map_blocks_predict(self.decision_function, X, np.float64)
         X = self._validate_features(X, reset=False)
         return decision_values(X, self.coef_, self.intercept_)

@@ -20,6 +20,7 @@ from mmc._core._multivariate import (
 )
 from mmc._cpmmc import _SubsetConstraints
 from mmc._cutting_plane import _BinaryCuttingPlane
+from mmc._dask import RowBlocks
 from mmc._docstrings import fill_doc
 from mmc._feature_map import FEATURE_MAP_PARAMETERS
 
@@ -375,8 +376,17 @@ class MultivariateMMC(_BinaryCuttingPlane):
         """
         return self._fit(X)
 
+    _takes_dask = True
+
     def _make_working_set(self, X, x_mean, capacity, C, class_balance):
-        return _RelabellingConstraints(
+        if isinstance(X, RowBlocks):
+            # Imported here: mmc._dask_multivariate builds on this module.
+            from mmc._dask_multivariate import DaskRelabellingConstraints
+
+            working_set = DaskRelabellingConstraints
+        else:
+            working_set = _RelabellingConstraints
+        return working_set(
             X,
             x_mean,
             capacity,

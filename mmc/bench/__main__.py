@@ -7,6 +7,7 @@ import tempfile
 import time
 
 from mmc.bench import _cpm3c as cpm3c
+from mmc.bench import _dask as dask_bench
 from mmc.bench import _evo as evo
 from mmc.bench import _kernels as kernels
 from mmc.bench import _multivariate as multivariate
@@ -26,7 +27,7 @@ from mmc.bench._report import (
 )
 from mmc.bench._scaling import estimator_scaling, sparse_scaling
 
-# "robustness" and "papers" are not part of "all": run them on their own.
+# "robustness", "papers" and "dask" are not part of "all": run them on their own.
 SUITES = (
     "all",
     "accuracy",
@@ -36,6 +37,7 @@ SUITES = (
     "evo",
     "robustness",
     "papers",
+    "dask",
 )
 
 
@@ -54,7 +56,9 @@ def _parser():
             "part of all) rebuilds the rows of the papers' tables on the "
             "digits: the published value, mmc tuned with the labels by the "
             "paper's grid search (as the papers did), mmc with its defaults "
-            "and KMeans; it writes papers.json and sensitivity figures."
+            "and KMeans; it writes papers.json and sensitivity figures. The "
+            "suite dask (not part of all; needs mmc[dask]) times CPMMC on Dask "
+            "arrays on a LocalCluster, in memory and out of core from zarr."
         ),
     )
     parser.add_argument(
@@ -82,6 +86,12 @@ def _parser():
         "and for the robustness suite)",
     )
     parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
+    parser.add_argument(
+        "--data-dir",
+        default=None,
+        help="where the dask suite writes its zarr data, deleted afterwards "
+        "(default: the system's temporary directory)",
+    )
     parser.add_argument(
         "--estimators",
         default=None,
@@ -209,6 +219,29 @@ def _print_summary(results):
         )
 
 
+def _run_dask(args):
+    """The dask suite: its own report, JSON and figure in ``--out``."""
+    _check_writable(args.out)
+    start = time.perf_counter()
+    results = {"environment": environment(), "quick": args.quick, "seed": args.seed}
+    results["dask"] = dask_bench.run(
+        quick=args.quick,
+        random_state=args.seed,
+        data_dir=args.data_dir,
+        progress=_progress("sizes"),
+    )
+    results["seconds"] = time.perf_counter() - start
+    with tempfile.TemporaryDirectory(dir=args.out) as staging:
+        write_json(results, os.path.join(staging, "results.json"))
+        dask_bench.plot(results["dask"], os.path.join(staging, "dask_scaling.png"))
+        with open(os.path.join(staging, "report.md"), "w") as report:
+            report.write(dask_bench.markdown(results["dask"], "dask_scaling.png"))
+        for name in ("results.json", "report.md", "dask_scaling.png"):
+            os.replace(os.path.join(staging, name), os.path.join(args.out, name))
+    print("\n".join(dask_bench.summary_lines(results["dask"])))
+    print(f"Written to {args.out} in {results['seconds']:.0f} s")
+
+
 def _write_papers(results, staging):
     """papers.json, the sensitivity figures and the report section."""
     result = results["papers"]
@@ -254,6 +287,8 @@ def main(argv=None):
     repeat = args.repeat if args.repeat is not None else (1 if args.quick else 3)
     if repeat < 1:
         parser.error("--repeat must be at least 1")
+    if args.suite == "dask":
+        return _run_dask(args)
     names = None if args.estimators is None else args.estimators.split(",")
     entries = registry.select(names)
     _check_writable(args.out)

@@ -1,0 +1,246 @@
+"""Fits on Dask arrays: passes over blocks of rows, summed on the driver.
+
+The cutting-plane estimators spend their time in passes over the samples
+(decision values, the most violated constraint, the statistics of the
+samples whose sign flipped), each followed by small problems on the
+driver. On a Dask array chunked by rows, :class:`RowBlocks` runs each pass
+as one task per block, calling the same Cython kernels as the in-memory
+fit on the block, and the driver sums the per-block results *in the order
+of the blocks*, so that a fit gives the same result on any number of
+workers and with any scheduler. What the passes keep per sample (signs,
+decision values, constraint memberships) stays beside its block: each pass
+returns the new per-block state, which is persisted (on the workers with a
+``dask.distributed`` client, in memory with the local schedulers), and only
+the small per-block results are brought to the driver: one computation per
+pass. The data are never gathered.
+
+Dask is imported only when a Dask array is given; without it (the
+``mmc[dask]`` extra) such an input raises ImportError.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+from mmc._base import (
+    _canonical_csr,
+    _with_int32_indices,
+    check_largest_magnitude,
+    rows,
+)
+from mmc._core import _linear
+from mmc._dask_api import import_dask
+
+
+def _row_chunked(X, what):
+    """X checked to be 2-D, chunked by rows only, with known chunk sizes."""
+    if X.ndim != 2:
+        raise ValueError(f"Expected a 2-D Dask array for {what}; got {X.ndim}-D.")
+    if any(np.isnan(size) for size in X.chunks[0]):
+        raise ValueError(
+            "The Dask array X has unknown chunk sizes; call "
+            "X.compute_chunk_sizes() first."
+        )
+    if len(X.chunks[1]) != 1:
+        raise ValueError(
+            f"The Dask array X must be chunked by rows only (one chunk across "
+            f"the {X.shape[1]} features); got {len(X.chunks[1])} column chunks. "
+            "Use X.rechunk({1: -1})."
+        )
+    return X
+
+
+def _float_dtype(dtype):
+    dtype = np.dtype(dtype)
+    if dtype in (np.float32, np.float64):
+        return dtype
+    if dtype.kind in "biu" or dtype == np.float16:
+        return np.dtype(np.float64)
+    raise ValueError(f"X must hold real numbers; got a Dask array of dtype {dtype}.")
+
+
+def prepare_block(block, dtype):
+    """A block as the kernels read it: C-contiguous or canonical int32 CSR."""
+    if sp.issparse(block):
+        block = sp.csr_matrix(block, dtype=dtype)
+        return _canonical_csr(_with_int32_indices(block))
+    return np.ascontiguousarray(block, dtype=dtype)
+
+
+def value_range(block):
+    """Whether a block's values are finite, and their largest magnitude."""
+    values = block.data if sp.issparse(block) else block.reshape(-1)
+    if values.size == 0:
+        return True, 0.0
+    largest, smallest = float(values.max()), float(values.min())
+    finite = bool(np.isfinite(largest) and np.isfinite(smallest))
+    return finite, max(abs(largest), abs(smallest))
+
+
+def check_values(ranges, dtype):
+    """Refuse NaN, infinity and values of extreme magnitude, as
+    ``_validate_X`` does, from the :func:`value_range` of each block."""
+    if not all(finite for finite, _ in ranges):
+        raise ValueError("Input X contains NaN or infinity.")
+    check_largest_magnitude(max(r[1] for r in ranges), dtype)
+
+
+# Products of blocks for the passes, without BLAS: BLAS may round a product
+# differently in another process (measured here: three processes, three
+# results for the same matrices), and the per-block results must not depend
+# on the worker that computed them.
+
+
+def row_products(block, Q):
+    """``block @ Q`` in float64, a column at a time by the rows kernel."""
+    out = np.empty((block.shape[0], Q.shape[1]))
+    column = np.empty(block.shape[0])
+    for j in range(Q.shape[1]):
+        coef = np.ascontiguousarray(Q[:, j], dtype=np.float64)
+        _linear.decision_values(*rows(block), coef, 0.0, column)
+        out[:, j] = column
+    return out
+
+
+def weighted_row_sums(W, block):
+    """``W.T @ block`` in float64 (the rows of block summed with the weights
+    in each column of W), by SciPy's sparse product."""
+    result = sp.csr_matrix(W.T, dtype=np.float64) @ block
+    result = result.toarray() if sp.issparse(result) else result
+    return np.asarray(result, dtype=np.float64)
+
+
+class RowBlocks:
+    """A validated Dask array seen as its blocks of rows.
+
+    Parameters
+    ----------
+    X : dask.array.Array of shape (n_samples, n_features)
+        Chunked by rows only, with NumPy or SciPy sparse chunks.
+
+    Attributes
+    ----------
+    shape, dtype : the shape and (float32 or float64) dtype of the data.
+    sparse : whether the blocks are CSR matrices.
+    sizes : the number of rows of each block; ``starts`` their offsets.
+    """
+
+    def __init__(self, X):
+        self.dask = import_dask()
+        X = _row_chunked(X, "fit")
+        self.shape = tuple(int(s) for s in X.shape)
+        self.dtype = _float_dtype(X.dtype)
+        self.sparse = sp.issparse(getattr(X, "_meta", None))
+        self.sizes = tuple(int(s) for s in X.chunks[0])
+        self.starts = np.concatenate([[0], np.cumsum(self.sizes)]).astype(np.int64)
+        self.blocks = list(X.to_delayed().ravel())
+
+    @property
+    def n_blocks(self):
+        return len(self.blocks)
+
+    def _tasks(self, function, states, shared, blocks):
+        dask = self.dask
+        shared = dask.delayed(shared, traverse=False)
+        if states is None:
+            states = [None] * self.n_blocks
+        # A pass that needs only the states does not read the data.
+        data = self.blocks if blocks else [None] * self.n_blocks
+        call = dask.delayed(_on_block, pure=False)
+        return [call(function, b, self.dtype, s, shared) for b, s in zip(data, states)]
+
+    def map(self, function, *shared, states=None, blocks=True):
+        """``function(block, state, shared)[1]`` of every block, in order.
+
+        ``function`` returns ``(new_state, result)``; the new states are
+        dropped. One computation. With ``blocks=False`` the function gets
+        None instead of the block.
+        """
+        tasks = self._tasks(function, states, shared, blocks)
+        return list(compute(self.dask, [t[1] for t in tasks]))
+
+    def step(self, function, states, *shared, blocks=True):
+        """Map ``function`` over the blocks and their states.
+
+        Returns ``(new_states, results)``: the new per-block states,
+        persisted where they were computed, and the per-block results, in
+        the order of the blocks. One computation of the blocks.
+        """
+        tasks = self._tasks(function, states, shared, blocks)
+        (tasks,) = _guarded(self.dask.persist, tasks)
+        results = compute(self.dask, [t[1] for t in tasks])
+        return [t[0] for t in tasks], list(results)
+
+    def states(self, array):
+        """Per-block states from one driver array (sliced by block).
+
+        With a distributed client they are scattered to the workers: in the
+        graph they would make one large message (and a warning) per pass.
+        """
+        parts = [array[a:b].copy() for a, b in zip(self.starts[:-1], self.starts[1:])]
+        client = _distributed_client(self.dask)
+        if client is not None:
+            # Unique keys: a key released by an earlier fit may still be
+            # on its way out of the scheduler.
+            return client.scatter(parts, hash=False)
+        return [self.dask.delayed(part, pure=True) for part in parts]
+
+    def gather(self, states):
+        """The per-block states concatenated on the driver."""
+        return np.concatenate(compute(self.dask, states))
+
+
+def _distributed_client(dask):
+    """The distributed client that will run the computations, or None."""
+    from dask.base import get_scheduler
+
+    client = getattr(get_scheduler(), "__self__", None)
+    return client if type(client).__name__ == "Client" else None
+
+
+def _on_block(function, block, dtype, state, shared):
+    """``function`` on a block made ready for the kernels (one task a block)."""
+    if block is not None:
+        block = prepare_block(block, dtype)
+    return function(block, state, shared)
+
+
+class DaskWorkerLost(RuntimeError):
+    """A Dask computation of the fit failed because a worker was lost."""
+
+
+def _guarded(function, *args):
+    """Run a Dask computation; a lost worker becomes a clear RuntimeError."""
+    try:
+        return function(*args)
+    except Exception as exc:
+        lost = type(exc).__name__ in (
+            "KilledWorker",
+            "CancelledError",
+            "FutureCancelledError",
+            "FutureLostError",
+        )
+        if not lost:
+            raise
+        raise DaskWorkerLost(
+            "A Dask worker holding part of the fit's state was lost (or the "
+            f"computation was cancelled): {type(exc).__name__}: {exc}. The "
+            "per-sample state of a cutting-plane fit lives on the workers and "
+            "is not recomputed; fit again."
+        ) from exc
+
+
+def compute(dask, items):
+    (values,) = _guarded(dask.compute, items)
+    return values
+
+
+def _decision_block(block, _state, shared):
+    coef, intercept = shared
+    out = np.empty(block.shape[0])
+    _linear.decision_values(*rows(block), coef, intercept, out)
+    return None, out
+
+
+def decision_values_on_blocks(blocks, coef, intercept):
+    """``X @ coef + intercept`` of every row, on the driver (8 bytes a row)."""
+    return np.concatenate(blocks.map(_decision_block, coef, intercept))

@@ -1,0 +1,273 @@
+"""The statistics and starts of a cutting-plane fit on blocks of rows.
+
+The counterparts, for :class:`mmc._dask.RowBlocks`, of ``column_means``,
+:func:`mmc._starts.principal_component` and :func:`mmc._starts.initial_signs`:
+the same computations, each pass over the rows mapped over the blocks and
+summed in their order. Two steps need every sample at once and bring one
+float per sample to the driver (8 bytes a row, never the data): the median
+split of the ``"pca"`` and ``"random"`` starts, and the k-means++ seeding
+of the ``"kmeans"`` start.
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+from mmc._base import rows
+from mmc._core import _linear
+from mmc._core._common import column_sums
+from mmc._dask import (
+    check_values,
+    compute,
+    prepare_block,
+    row_products,
+    value_range,
+    weighted_row_sums,
+)
+from mmc._labelling import median_split
+from mmc._starts import _PCA_OVERSAMPLING, _PCA_POWER_ITERATIONS
+from mmc._starts import _orthonormalise_columns as orthonormalise_columns
+
+# Lloyd iterations and relative tolerance of the "kmeans" start, as in
+# scikit-learn's KMeans (which the in-memory start runs).
+_KMEANS_MAX_ITER = 300
+_KMEANS_TOL = 1e-4
+
+
+def _decision(block, coef, intercept):
+    out = np.empty(block.shape[0])
+    _linear.decision_values(*rows(block), coef, intercept, out)
+    return out
+
+
+def _column_stats(block, _state, _shared):
+    """Column sums and sums of squares of a block, and its extreme values."""
+    sums = np.zeros(block.shape[1])
+    column_sums(*rows(block), sums)
+    squares = block.multiply(block) if sp.issparse(block) else np.square(block)
+    squares = np.asarray(squares.sum(axis=0), dtype=np.float64).ravel()
+    return None, (sums, squares, value_range(block))
+
+
+def column_statistics(blocks):
+    """Check the values of X (as ``_validate_X`` does) and return the mean
+    of the rows and the mean variance of the columns; one pass."""
+    results = blocks.map(_column_stats)
+    check_values([r[2] for r in results], blocks.dtype)
+    n_samples = blocks.shape[0]
+    x_mean = sum(r[0] for r in results) / n_samples
+    squares = sum(r[1] for r in results) / n_samples
+    variance = float(np.mean(np.maximum(squares - x_mean**2, 0.0)))
+    return x_mean, variance
+
+
+def _centred_times(block, Q, mean):
+    """``(X_b - mean) Q`` (in float64)."""
+    Y = row_products(block, Q)
+    Y -= row_products(mean[None, :], Q)[0]
+    return Y
+
+
+def _power_step(block, _state, shared):
+    """``X_b' (X_b - mean) Q`` and the column sums of ``(X_b - mean) Q``."""
+    Y = _centred_times(block, *shared)
+    return None, (weighted_row_sums(Y, block).T, Y.sum(axis=0))
+
+
+def _projection_gram(block, _state, shared):
+    """Gram matrix of ``(X_b - mean) Q`` and its first rows."""
+    Y = _centred_times(block, *shared)
+    return None, (weighted_row_sums(Y, Y), Y[: Y.shape[1]])
+
+
+def _right_singular_vectors(gram, top):
+    """The right singular vectors of a tall Y, as ``numpy.linalg.svd(Y)``
+    gives them, from its Gram matrix and its first rows.
+
+    LAPACK's SVD of a tall matrix first reduces it to the R of its
+    Householder QR, and that R depends only on the first rows of Y and the
+    Gram matrix of the others (the reflections see the other rows through
+    their inner products): the QR of the first rows stacked on any matrix
+    with that Gram matrix gives the same R, so the same singular vectors,
+    signs included, up to rounding. The principal direction then has the
+    orientation of the in-memory fit's, and so do the ``"pca"`` starts.
+    """
+    values, vectors = np.linalg.eigh(gram - top.T @ top)
+    rest = (vectors * np.sqrt(np.maximum(values, 0.0))) @ vectors.T
+    R = np.linalg.qr(np.vstack([top, rest]), mode="r")
+    return np.linalg.svd(R, full_matrices=False)[2]
+
+
+def _squared_projections(block, _state, shared):
+    """Sum of squares of the centred projections on the principal direction,
+    and the uncentred projections (those of the ``"pca"`` start)."""
+    direction, intercept = shared
+    centred = _decision(block, direction, intercept)
+    return None, (float(np.square(centred).sum()), _decision(block, direction, 0.0))
+
+
+def principal_component(blocks, x_mean, random_state):
+    """Principal direction and the variance along it, as
+    :func:`mmc._starts.principal_component` computes them (the same draws
+    and iterations, the passes summed over the blocks; the SVD of the tall
+    projections from small statistics, see :func:`_right_singular_vectors`)."""
+    n_features = blocks.shape[1]
+    block = min(1 + _PCA_OVERSAMPLING, n_features)
+    Q = random_state.standard_normal((n_features, block))
+    for _ in range(_PCA_POWER_ITERATIONS):
+        results = blocks.map(_power_step, Q, x_mean)
+        Q = sum(r[0] for r in results) - np.outer(x_mean, sum(r[1] for r in results))
+        orthonormalise_columns(Q)
+    results = blocks.map(_projection_gram, Q, x_mean)
+    gram = sum(r[0] for r in results)
+    top = np.concatenate([r[1] for r in results])[: Q.shape[1]]
+    direction = Q @ _right_singular_vectors(gram, top)[0]
+    norm = np.linalg.norm(direction)
+    if norm > 0:
+        direction /= norm
+    results = blocks.map(_squared_projections, direction, -float(direction @ x_mean))
+    variance = sum(r[0] for r in results) / blocks.shape[0]
+    # Kept for the "pca" starts: 8 bytes a row on the driver.
+    blocks.principal_projections = np.concatenate([r[1] for r in results])
+    if not variance > 1e-20 * float(x_mean @ x_mean):
+        variance = 1.0
+    return direction, variance
+
+
+def _projections(block, _state, shared):
+    (direction,) = shared
+    return None, _decision(block, direction, 0.0)
+
+
+def initial_signs(blocks, method, random_state, principal, x_mean, variance):
+    """Initial signs of a restart (see :func:`mmc._starts.initial_signs`):
+    ``(per-block int8 signs, number of positive signs)``."""
+    if method == "kmeans":
+        labels = kmeans_labels(blocks, 2, random_state, x_mean, variance)
+        signs = np.where(labels == 1, 1, -1).astype(np.int8)
+    else:
+        if method == "pca":
+            projections = blocks.principal_projections
+        else:
+            direction = random_state.standard_normal(blocks.shape[1])
+            projections = np.concatenate(blocks.map(_projections, direction))
+        signs = median_split(projections)
+    return blocks.states(signs), int(np.count_nonzero(signs > 0))
+
+
+# k-means: the "kmeans" start. scikit-learn's KMeans (greedy k-means++
+# seeding, then Lloyd iterations until the labels or, within tol, the centres
+# stop moving) run on the blocks: the same draws from the random state, the
+# same rules, other rounding.
+
+
+def _centred(block, x_mean):
+    """Dense blocks centred (as KMeans does), sparse ones as they are."""
+    if sp.issparse(block):
+        return block
+    return block - x_mean.astype(block.dtype)
+
+
+def _squared_distances(block, centres, x_mean):
+    X = _centred(block, x_mean)
+    if sp.issparse(X):
+        norms = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
+    else:
+        norms = np.square(X, dtype=np.float64).sum(axis=1)
+    products = row_products(X, centres.T)
+    D = norms[:, None] - 2.0 * products + np.square(centres).sum(axis=1)
+    return np.maximum(D, 0.0)
+
+
+def _distances(block, _state, shared):
+    centres, x_mean = shared
+    return None, _squared_distances(block, centres, x_mean)
+
+
+def _rows_of(block, _state, shared):
+    """Rows of a block, centred as the k-means sees them."""
+    local, x_mean = shared
+    X = _centred(block[local], x_mean)
+    return None, X.toarray() if sp.issparse(X) else np.asarray(X)
+
+
+def _fetch_rows(blocks, indices, x_mean):
+    """Rows of X at global ``indices`` (centred as the k-means sees them)."""
+    indices = np.asarray(indices)
+    out = np.empty((len(indices), blocks.shape[1]))
+    owner = np.searchsorted(blocks.starts, indices, side="right") - 1
+    for b in np.unique(owner):
+        wanted = np.flatnonzero(owner == b)
+        local = indices[wanted] - blocks.starts[b]
+        task = blocks.dask.delayed(_rows_of, pure=True)(
+            blocks.dask.delayed(prepare_block)(blocks.blocks[b], blocks.dtype),
+            None,
+            (local, x_mean),
+        )
+        out[wanted] = compute(blocks.dask, [task[1]])[0]
+    return out
+
+
+def _seed(blocks, n_clusters, random_state, x_mean):
+    """Greedy k-means++ seeding (scikit-learn's ``_kmeans_plusplus``)."""
+    n_samples = blocks.shape[0]
+    n_trials = 2 + int(np.log(n_clusters))
+    weights = np.ones(n_samples)
+    first = random_state.choice(n_samples, p=weights / weights.sum())
+    centres = np.empty((n_clusters, blocks.shape[1]))
+    centres[0] = _fetch_rows(blocks, [first], x_mean)[0]
+    closest = np.concatenate(blocks.map(_distances, centres[:1], x_mean))[:, 0]
+    potential = closest.sum()
+    for c in range(1, n_clusters):
+        draws = random_state.uniform(size=n_trials) * potential
+        candidates = np.searchsorted(np.cumsum(closest), draws)
+        np.clip(candidates, None, n_samples - 1, out=candidates)
+        trial_centres = _fetch_rows(blocks, candidates, x_mean)
+        D = np.concatenate(blocks.map(_distances, trial_centres, x_mean)).T
+        np.minimum(closest, D, out=D)
+        best = int(np.argmin(D.sum(axis=1)))
+        centres[c] = trial_centres[best]
+        closest = D[best]
+        potential = closest.sum()
+    return centres
+
+
+def _lloyd_step(block, labels, shared):
+    """Nearest centre of each row, and the per-cluster sums and counts."""
+    centres, x_mean = shared
+    new = np.argmin(_squared_distances(block, centres, x_mean), axis=1)
+    X = _centred(block, x_mean)
+    k = centres.shape[0]
+    onehot = sp.csr_matrix(
+        (np.ones(len(new), dtype=X.dtype), (new, np.arange(len(new)))),
+        shape=(k, len(new)),
+    )
+    sums = onehot @ X
+    sums = sums.toarray() if sp.issparse(sums) else np.asarray(sums)
+    changed = len(new) if labels is None else int(np.count_nonzero(new != labels))
+    return new, (sums, np.bincount(new, minlength=k), changed)
+
+
+def kmeans_labels(blocks, n_clusters, random_state, x_mean, variance):
+    """Labels (on the driver) of one k-means run on the blocks."""
+    centres = _seed(blocks, n_clusters, random_state, x_mean)
+    tol = variance * _KMEANS_TOL
+    states = None
+    converged = False
+    for _ in range(_KMEANS_MAX_ITER):
+        states, results = blocks.step(_lloyd_step, states, centres, x_mean)
+        sums = sum(r[0] for r in results)
+        counts = sum(r[1] for r in results)
+        changed = sum(r[2] for r in results)
+        new_centres = centres.copy()
+        filled = counts > 0
+        new_centres[filled] = sums[filled] / counts[filled, None]
+        shift = float(((new_centres - centres) ** 2).sum())
+        centres = new_centres
+        if changed == 0:
+            converged = True
+            break
+        if shift <= tol:
+            break
+    if not converged:
+        states, _ = blocks.step(_lloyd_step, states, centres, x_mean)
+    return blocks.gather(states)

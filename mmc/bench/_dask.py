@@ -1,0 +1,288 @@
+"""Fits on Dask arrays: ``python -m mmc.bench dask`` (not part of ``all``).
+
+CPMMC's fit time against n on a ``LocalCluster`` of two single-threaded
+worker processes with a memory limit each, for three forms of the same
+data: a NumPy array fitted in the client process (the in-memory fit, the
+baseline), a Dask array persisted in the workers' memory, and a Dask array
+read from a zarr store on disk at every pass (out of core: the largest size
+is larger than the workers' memory together). Per fit: the time, its ratio
+to the in-memory fit of the same size in the same run, the agreement of
+the labels with the in-memory fit (after the best matching), and the peak
+resident memory of the workers and of the client (sampled every 50 ms).
+
+The data are two Gaussian clusters in 50 float32 features, generated block
+by block from the seed and the block's index, so that every form holds the
+same values; the zarr stores go to a temporary directory (``--data-dir``),
+never into the repository.
+"""
+
+import os
+import shutil
+import tempfile
+import threading
+import time
+
+import numpy as np
+
+from mmc import CPMMC
+from mmc.bench._timing import loglog_slope
+from mmc.metrics import clustering_error
+
+N_FEATURES = 50
+BLOCK_ROWS = 250_000
+SIZES = (100_000, 300_000, 1_000_000, 3_000_000, 10_000_000)
+QUICK_SIZES = (20_000, 50_000, 100_000)
+# Largest size fitted in memory (NumPy, and Dask persisted on the workers).
+IN_MEMORY_LIMIT = 1_000_000
+WORKER_MEMORY = "1GB"
+
+
+def _block(seed, index, n_rows):
+    """Rows of block ``index``: two clusters, means at distance 8 along a
+    fixed random direction, unit Gaussian noise, labels at random."""
+    direction = np.random.RandomState(seed).standard_normal(N_FEATURES)
+    direction *= 4.0 / np.linalg.norm(direction)
+    rng = np.random.default_rng([seed, index])
+    labels = rng.integers(0, 2, n_rows)
+    X = rng.standard_normal((n_rows, N_FEATURES), dtype=np.float32)
+    X += np.where(labels[:, None] == 1, direction, -direction).astype(np.float32)
+    return X
+
+
+def dask_data(n_samples, seed):
+    """The data set of ``n_samples`` rows as a lazy Dask array."""
+    import dask.array as da
+
+    chunks = [BLOCK_ROWS] * (n_samples // BLOCK_ROWS)
+    if n_samples % BLOCK_ROWS:
+        chunks.append(n_samples % BLOCK_ROWS)
+
+    def make(block_info=None):
+        info = block_info[None]
+        index = info["chunk-location"][0]
+        return _block(seed, index, info["chunk-shape"][0])
+
+    return da.map_blocks(
+        make,
+        chunks=(tuple(chunks), (N_FEATURES,)),
+        dtype=np.float32,
+        meta=np.empty((0, N_FEATURES), np.float32),
+    )
+
+
+class _PeakMemory:
+    """Peak resident memory of the client process and of the workers
+    (their sum), sampled every 50 ms while the block runs."""
+
+    def __init__(self, client):
+        import psutil
+
+        pids = client.run(os.getpid).values()
+        self._workers = [psutil.Process(pid) for pid in pids]
+        self._client = psutil.Process()
+
+    def __enter__(self):
+        self.client_peak = self.workers_peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def _sample(self):
+        while not self._stop.is_set():
+            try:
+                workers = sum(p.memory_info().rss for p in self._workers)
+            except Exception:  # a worker restarted: skip the sample
+                workers = 0
+            self.workers_peak = max(self.workers_peak, workers)
+            self.client_peak = max(self.client_peak, self._client.memory_info().rss)
+            self._stop.wait(0.05)
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+
+def _fit(client, X, seed):
+    with _PeakMemory(client) as memory:
+        start = time.perf_counter()
+        estimator = CPMMC(random_state=seed).fit(X)
+        elapsed = time.perf_counter() - start
+    return estimator, {
+        "time": elapsed,
+        "n_iter": int(estimator.n_iter_),
+        "objective": float(estimator.objective_),
+        "workers_peak_rss_mb": memory.workers_peak / 2**20,
+        "client_peak_rss_mb": memory.client_peak / 2**20,
+    }
+
+
+def run(quick=False, random_state=0, data_dir=None, progress=None):
+    """Run the measurements; returns a dict (see the module docstring)."""
+    import dask.array as da
+    from distributed import Client, LocalCluster, wait
+
+    sizes = QUICK_SIZES if quick else SIZES
+    in_memory_limit = max(QUICK_SIZES) if quick else IN_MEMORY_LIMIT
+    directory = tempfile.mkdtemp(prefix="mmc-dask-bench-", dir=data_dir)
+    records = []
+    try:
+        with (
+            LocalCluster(
+                n_workers=2,
+                threads_per_worker=1,
+                processes=True,
+                memory_limit=WORKER_MEMORY,
+                dashboard_address=":0",  # any free port: never a clash
+                silence_logs=40,
+            ) as cluster,
+            Client(cluster) as client,
+        ):
+            for n_samples in progress(sizes) if progress else sizes:
+                lazy = dask_data(n_samples, random_state)
+                path = os.path.join(directory, f"X_{n_samples}.zarr")
+                lazy.to_zarr(path)
+                on_disk = da.from_zarr(path)
+                row = {"n_samples": n_samples, "data_mb": lazy.nbytes / 2**20}
+                reference = None
+                if n_samples <= in_memory_limit:
+                    X = lazy.compute()
+                    reference, row["numpy"] = _fit(client, X, random_state)
+                    del X
+                    persisted = lazy.persist()
+                    wait(persisted)
+                    est, row["dask_memory"] = _fit(client, persisted, random_state)
+                    row["dask_memory"]["agreement"] = 1 - clustering_error(
+                        reference.labels_, est.labels_
+                    )
+                    del persisted, est
+                est, row["dask_zarr"] = _fit(client, on_disk, random_state)
+                if reference is not None:
+                    row["dask_zarr"]["agreement"] = 1 - clustering_error(
+                        reference.labels_, est.labels_
+                    )
+                    for form in ("dask_memory", "dask_zarr"):
+                        row[form]["time_ratio"] = (
+                            row[form]["time"] / row["numpy"]["time"]
+                        )
+                records.append(row)
+                shutil.rmtree(path, ignore_errors=True)
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+    large = [r for r in records if r["n_samples"] >= 1_000_000]
+    slope = None
+    if len(large) >= 2:
+        slope = loglog_slope(
+            [r["n_samples"] for r in large], [r["dask_zarr"]["time"] for r in large]
+        )
+    return {
+        "n_features": N_FEATURES,
+        "block_rows": BLOCK_ROWS,
+        "workers": 2,
+        "worker_memory_limit": WORKER_MEMORY,
+        "rows": records,
+        "zarr_slope_from_1e6": slope,
+    }
+
+
+def summary_lines(result):
+    lines = ["CPMMC on Dask arrays (LocalCluster, 2 workers of 1 GB):"]
+    lines.append(
+        f"  {'n':>9s} {'numpy s':>8s} {'dask mem s':>10s} {'zarr s':>8s} "
+        f"{'ratio':>6s} {'agree':>7s} {'workers MB':>10s} {'client MB':>9s}"
+    )
+    for row in result["rows"]:
+        numpy_time = row.get("numpy", {}).get("time")
+        memory = row.get("dask_memory", {})
+        zarr = row["dask_zarr"]
+        lines.append(
+            f"  {row['n_samples']:9d} "
+            + (f"{numpy_time:8.2f} " if numpy_time else f"{'-':>8s} ")
+            + (f"{memory['time']:10.2f} " if memory else f"{'-':>10s} ")
+            + f"{zarr['time']:8.2f} "
+            + (f"{memory['time_ratio']:6.2f} " if memory else f"{'-':>6s} ")
+            + (f"{zarr['agreement']:7.4f} " if "agreement" in zarr else f"{'-':>7s} ")
+            + f"{zarr['workers_peak_rss_mb']:10.0f} {zarr['client_peak_rss_mb']:9.0f}"
+        )
+    if result["zarr_slope_from_1e6"] is not None:
+        lines.append(
+            f"  log-log slope of the zarr fit time from n=1e6: "
+            f"{result['zarr_slope_from_1e6']:.2f}"
+        )
+    return lines
+
+
+def markdown(result, figure):
+    """The report: a table per form of the data, and the figure."""
+    out = [
+        "# CPMMC on Dask arrays",
+        "",
+        f"`python -I -m mmc.bench dask`: CPMMC (default parameters) on two "
+        f"Gaussian clusters in {result['n_features']} float32 features, blocks "
+        f"of {result['block_rows']} rows, on a LocalCluster of "
+        f"{result['workers']} single-threaded worker processes with a memory "
+        f"limit of {result['worker_memory_limit']} each. *numpy*: the in-memory "
+        "fit in the client process (the baseline); *dask memory*: the Dask "
+        "array persisted on the workers; *zarr*: read from a zarr store on disk "
+        "at every pass. Ratio: time over the in-memory fit's, same run. "
+        "Agreement: share of the labels equal to the in-memory fit's after the "
+        "best matching. Memory: peak resident memory, summed over the workers, "
+        "and of the client process (which also holds the in-memory data for the "
+        "numpy fits).",
+        "",
+        "| n | data MB | numpy s | dask memory s (ratio) | zarr s (ratio) | "
+        "agreement memory / zarr | workers peak MB (zarr) | client peak MB (zarr) |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in result["rows"]:
+        numpy_time = row.get("numpy", {}).get("time")
+        memory = row.get("dask_memory")
+        zarr = row["dask_zarr"]
+        cells = [
+            f"{row['n_samples']:,}",
+            f"{row['data_mb']:.0f}",
+            f"{numpy_time:.2f}" if numpy_time else "-",
+            f"{memory['time']:.2f} ({memory['time_ratio']:.2f})" if memory else "-",
+            f"{zarr['time']:.2f}"
+            + (f" ({zarr['time_ratio']:.2f})" if "time_ratio" in zarr else ""),
+            (f"{memory['agreement']:.4f} / {zarr['agreement']:.4f}" if memory else "-"),
+            f"{zarr['workers_peak_rss_mb']:.0f}",
+            f"{zarr['client_peak_rss_mb']:.0f}",
+        ]
+        out.append("| " + " | ".join(cells) + " |")
+    if result["zarr_slope_from_1e6"] is not None:
+        out += [
+            "",
+            "Log-log slope of the zarr fit time against n from n = 1e6: "
+            f"{result['zarr_slope_from_1e6']:.2f}.",
+        ]
+    out += ["", f"![fit time against n]({figure})", ""]
+    return "\n".join(out)
+
+
+def plot(result, path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for form, label in (
+        ("numpy", "NumPy, in memory"),
+        ("dask_memory", "Dask, persisted on the workers"),
+        ("dask_zarr", "Dask, from zarr on disk"),
+    ):
+        rows = [r for r in result["rows"] if form in r]
+        ax.loglog(
+            [r["n_samples"] for r in rows],
+            [r[form]["time"] for r in rows],
+            "o-",
+            label=label,
+        )
+    ax.set_xlabel("n_samples")
+    ax.set_ylabel("CPMMC fit time (s)")
+    ax.set_title("CPMMC on a LocalCluster (2 workers, 1 GB each)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)

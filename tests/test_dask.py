@@ -1,0 +1,253 @@
+"""Fits on Dask arrays: agreement with the in-memory fit, on the local
+schedulers and on a LocalCluster of two worker processes, errors, and a
+worker lost in the middle of a fit."""
+
+import pickle
+import sys
+import threading
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import load_digits, make_blobs
+
+from mmc import CPM3C, CPMMC, ODMC, EvoMMC, FastEvoMMC, MultivariateMMC
+from mmc.metrics import clustering_error
+
+da = pytest.importorskip("dask.array")
+dask = pytest.importorskip("dask")
+distributed = pytest.importorskip("distributed")
+
+DASK_ESTIMATORS = [CPMMC, MultivariateMMC]
+
+# No Dask computation of these tests may take longer (seconds): a hang fails.
+TIMEOUT = 60
+
+
+def _digits(pair=(3, 8)):
+    digits = load_digits()
+    mask = np.isin(digits.target, pair)
+    return digits.data[mask] / 16.0
+
+
+def _chunked(X, rows=100):
+    """X as a Dask array of blocks of ``rows`` rows (CSR blocks for CSR X)."""
+    return da.from_array(X, chunks=(rows, -1), asarray=not sp.issparse(X))
+
+
+def _agreement(a, b):
+    return 1.0 - clustering_error(a, b)
+
+
+@pytest.fixture(scope="module")
+def client():
+    """A LocalCluster of two single-threaded worker processes."""
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",  # any free port: never a clash
+            silence_logs=50,
+        ) as cluster,
+        distributed.Client(cluster, timeout=TIMEOUT) as client,
+    ):
+        yield client
+
+
+@pytest.fixture
+def sync_scheduler():
+    with dask.config.set(scheduler="sync"):
+        yield
+
+
+def _blobs():
+    X, _ = make_blobs(
+        n_samples=300, centers=2, n_features=5, cluster_std=1.0, random_state=2
+    )
+    return X
+
+
+@pytest.mark.parametrize("Estimator", DASK_ESTIMATORS)
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_cluster_fit_agrees_with_in_memory_fit(client, Estimator, sparse):
+    # Small and quick on the cluster; every start on the digits below.
+    X = _blobs()
+    X = sp.csr_matrix(X) if sparse else X
+    expected = Estimator(n_init=2, random_state=0).fit(X)
+    est = Estimator(n_init=2, random_state=0).fit(_chunked(X))
+    assert isinstance(est.labels_, np.ndarray)
+    assert est.labels_.dtype == expected.labels_.dtype
+    assert _agreement(expected.labels_, est.labels_) >= 0.999
+    assert est.objective_ == pytest.approx(expected.objective_, rel=1e-9)
+    np.testing.assert_allclose(est.coef_, expected.coef_, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize("Estimator", DASK_ESTIMATORS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("init", ["pca", "kmeans", "random"])
+def test_local_scheduler_fit_agrees_for_every_start(
+    sync_scheduler, Estimator, dtype, init
+):
+    X = _digits((1, 7)).astype(dtype)
+    expected = Estimator(init=init, n_init=1, random_state=1).fit(X)
+    est = Estimator(init=init, n_init=1, random_state=1).fit(_chunked(X, 64))
+    assert _agreement(expected.labels_, est.labels_) >= 0.999
+    assert est.objective_ == pytest.approx(expected.objective_, rel=1e-6)
+
+
+def test_result_does_not_depend_on_the_scheduler(client):
+    """Per-block results are summed in the order of the blocks, whichever
+    worker computed them: the cluster's fit is the local scheduler's."""
+    X = _chunked(_blobs(), 50)
+    on_cluster = MultivariateMMC(random_state=0).fit(X)
+    with dask.config.set(scheduler="sync"):
+        local = MultivariateMMC(random_state=0).fit(X)
+    np.testing.assert_array_equal(on_cluster.labels_, local.labels_)
+    assert on_cluster.objective_ == local.objective_
+    np.testing.assert_array_equal(on_cluster.coef_, local.coef_)
+
+
+def test_threaded_scheduler_and_uneven_blocks():
+    X, _ = make_blobs(n_samples=500, centers=2, n_features=6, random_state=3)
+    expected = CPMMC(random_state=0).fit(X)
+    uneven = da.from_array(X, chunks=((1, 200, 99, 200), (6,)))
+    with dask.config.set(scheduler="threads"):
+        est = CPMMC(random_state=0).fit(uneven)
+    np.testing.assert_array_equal(est.labels_, expected.labels_)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_predict_and_decision_function_return_dask_arrays(sync_scheduler, sparse):
+    X = _digits()
+    X = sp.csr_matrix(X) if sparse else X
+    est = CPMMC(random_state=0).fit(X)
+    dX = _chunked(X, 70)
+    decision = est.decision_function(dX)
+    labels = est.predict(dX)
+    assert isinstance(decision, da.Array) and isinstance(labels, da.Array)
+    np.testing.assert_array_equal(labels.compute(), est.predict(X))
+    np.testing.assert_allclose(decision.compute(), est.decision_function(X))
+    # Also for the estimators fitted in memory only.
+    cpm3c = CPM3C(n_clusters=2, random_state=0).fit(X)
+    np.testing.assert_array_equal(cpm3c.predict(dX).compute(), cpm3c.predict(X))
+    assert cpm3c.decision_function(dX).compute().shape == (X.shape[0], 2)
+    odmc = ODMC(random_state=0).fit(X)
+    np.testing.assert_array_equal(odmc.predict(dX).compute(), odmc.predict(X))
+
+
+def test_fitted_estimator_pickles_without_the_cluster(client):
+    X = _blobs()
+    est = CPMMC(n_init=1, random_state=0).fit(_chunked(X))
+    restored = pickle.loads(pickle.dumps(est))
+    np.testing.assert_array_equal(restored.labels_, est.labels_)
+    np.testing.assert_array_equal(restored.predict(X), est.predict(X))
+
+
+@pytest.mark.parametrize(
+    "Estimator", [ODMC, EvoMMC, FastEvoMMC, CPM3C], ids=lambda e: e.__name__
+)
+def test_other_estimators_refuse_dask_input(Estimator):
+    with pytest.raises(TypeError, match="CPMMC, MultivariateMMC"):
+        Estimator().fit(_chunked(_digits()))
+
+
+def test_bad_dask_input(sync_scheduler):
+    X = _digits()
+    with pytest.raises(ValueError, match="rows only"):
+        CPMMC().fit(da.from_array(X, chunks=(100, 16)))
+    with pytest.raises(ValueError, match="kernel='linear'"):
+        CPMMC(kernel="rbf").fit(_chunked(X))
+    with pytest.raises(ValueError, match="init methods"):
+        CPMMC(init=np.arange(X.shape[0]) % 2).fit(_chunked(X))
+    bad = X.copy()
+    bad[5, 3] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        CPMMC().fit(_chunked(bad))
+    with pytest.raises(ValueError, match="magnitude"):
+        CPMMC().fit(_chunked(X * 1e120))
+    with pytest.raises(ValueError, match="features"):
+        CPMMC(random_state=0).fit(X).predict(_chunked(X[:, :10]))
+    with pytest.raises(ValueError, match="real numbers"):
+        CPMMC().fit(_chunked(X.astype(np.complex128)))
+    with pytest.raises(ValueError, match="unknown chunk sizes"):
+        dX = _chunked(X)
+        CPMMC().fit(dX[dX[:, 10] > 0.5])
+
+
+def test_missing_dask_raises_import_error_naming_the_extra(monkeypatch):
+    X = _chunked(_digits())
+    monkeypatch.setitem(sys.modules, "dask", None)
+    with pytest.raises(ImportError, match=r"mmc\[dask\]"):
+        CPMMC().fit(X)
+
+
+def test_worker_lost_mid_fit_completes_or_raises(client):
+    """A worker restarted in the middle of a fit loses the per-sample state
+    it held: the fit raises a clear error (or completes), and never hangs."""
+    import mmc._dask as mmc_dask
+
+    X = _chunked(_blobs(), 60)
+    original = mmc_dask.RowBlocks.step
+    calls = []
+
+    def step(self, *args, **kwargs):
+        calls.append(None)
+        if len(calls) == 3:
+            worker = sorted(client.scheduler_info()["workers"])[0]
+            client.restart_workers([worker], timeout=TIMEOUT)
+        return original(self, *args, **kwargs)
+
+    outcome = {}
+
+    def fit():
+        try:
+            outcome["estimator"] = CPMMC(n_init=1, random_state=0).fit(X)
+        except Exception as exc:  # reported below
+            outcome["error"] = exc
+
+    mmc_dask.RowBlocks.step = step
+    try:
+        thread = threading.Thread(target=fit, daemon=True)
+        thread.start()
+        thread.join(TIMEOUT)
+    finally:
+        mmc_dask.RowBlocks.step = original
+    assert not thread.is_alive(), "the fit hung after a worker restart"
+    assert len(calls) >= 3
+    if "error" in outcome:
+        assert isinstance(outcome["error"], RuntimeError)
+        assert "worker" in str(outcome["error"])
+    else:
+        expected = CPMMC(n_init=1, random_state=0).fit(_blobs())
+        assert _agreement(expected.labels_, outcome["estimator"].labels_) >= 0.999
+    client.wait_for_workers(2, timeout=TIMEOUT)
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("shape", [(7, 3), (500, 3), (2000, 2), (300, 1)])
+def test_right_singular_vectors_match_numpy_svd_signs_included(seed, shape):
+    from mmc._dask_starts import _right_singular_vectors
+
+    rng = np.random.default_rng(seed)
+    Y = rng.standard_normal(shape) * rng.uniform(0.1, 10, shape[1])
+    Y += rng.standard_normal(shape[1])  # not centred
+    expected = np.linalg.svd(Y, full_matrices=False)[2]
+    got = _right_singular_vectors(Y.T @ Y, Y[: shape[1]])
+    np.testing.assert_allclose(got, expected, atol=1e-8)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_block_products_match_numpy(dtype, sparse):
+    from mmc._dask import prepare_block, row_products, weighted_row_sums
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 9)).astype(dtype)
+    X[rng.random(X.shape) < 0.5] = 0
+    block = prepare_block(sp.csr_matrix(X) if sparse else X, np.dtype(dtype))
+    Q = rng.standard_normal((9, 3))
+    W = rng.standard_normal((40, 2))
+    X64 = X.astype(np.float64)
+    np.testing.assert_allclose(row_products(block, Q), X64 @ Q, rtol=1e-10)
+    np.testing.assert_allclose(weighted_row_sums(W, block), W.T @ X64, rtol=1e-10)
