@@ -14,9 +14,8 @@ import numpy as np
 
 from mmc._base import grow_columns, grow_rows, rows
 from mmc._core._common import signed_row_sum
-from mmc._core._multivariate import xlogx_table
 from mmc._dask_cpmmc import DaskSubsetConstraints, as_state
-from mmc._multivariate import _LOSS_CODES, _RelabellingConstraints
+from mmc._multivariate import _RelabellingConstraints
 
 
 def _decision_of(_block, state, _shared):
@@ -45,17 +44,14 @@ class DaskRelabellingConstraints(DaskSubsetConstraints):
 
     _speculate = False
 
+    _set_loss = _RelabellingConstraints._set_loss
     _most_violated_relabelling = _RelabellingConstraints._most_violated_relabelling
     _update_losses = _RelabellingConstraints._update_losses
     offsets = _RelabellingConstraints.offsets
 
     def __init__(self, X, x_mean, capacity, C, class_balance, loss, beta, n_threads):
         super().__init__(X, x_mean, capacity, C, class_balance)
-        self.loss_code = _LOSS_CODES[loss]
-        self.beta = beta
-        self.n_threads = n_threads
-        self.xlogx = xlogx_table(X.shape[0])
-        self.losses = np.zeros(capacity)
+        self._set_loss(X.shape[0], capacity, loss, beta, n_threads)
 
     def _grow(self):
         super()._grow()

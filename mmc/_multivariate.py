@@ -63,13 +63,17 @@ class _RelabellingConstraints(_SubsetConstraints):
 
     def __init__(self, X, x_mean, capacity, C, class_balance, loss, beta, n_threads):
         super().__init__(X, x_mean, capacity, C, class_balance)
+        self._set_loss(X.shape[0], capacity, loss, beta, n_threads)
+        self._signed_row_sum = row_kernel(X, signed_row_sum)
+
+    def _set_loss(self, n_samples, capacity, loss, beta, n_threads):
+        """The loss of the tables and the offsets of the constraints."""
         self.loss_code = _LOSS_CODES[loss]
         self.beta = beta
         self.n_threads = n_threads
-        self.xlogx = xlogx_table(X.shape[0])
+        self.xlogx = xlogx_table(n_samples)
         self.losses = np.zeros(capacity)
         self.n_positive = None
-        self._signed_row_sum = row_kernel(X, signed_row_sum)
 
     def _grow(self):
         super()._grow()
