@@ -301,3 +301,64 @@ def test_robustness_summary_counts_against_kmeans():
     assert a["n_convergence_warnings"] == 1
     assert summary["KMeans"]["n_cases"] == 4
     assert MARGIN == 1.0
+
+
+def test_multiclass_quick_run_writes_report_figure_and_timings(tmp_path):
+    # KMeans alone keeps the run short; the suite's own records are checked
+    # with an mmc estimator in the next test.
+    out = tmp_path / "multi"
+    result = _run_bench(
+        "multiclass",
+        "--quick",
+        "--estimators",
+        "KMeans",
+        "--out",
+        str(out),
+        cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert sorted(p.name for p in out.iterdir()) == [
+        "multiclass_scaling.png",
+        "report.md",
+        "results.json",
+    ]
+    results = json.loads((out / "results.json").read_text())
+    assert "robustness" not in results and "comparison" not in results
+    accuracy = results["multiclass"]["accuracy"]
+    assert "two_class" not in accuracy
+    assert sorted(accuracy["multiclass"]["cases"]) == sorted(QUICK_MULTICLASS)
+    scaling = results["multiclass"]["scaling"]
+    for kind in ("dense", "sparse"):
+        record = scaling["sizes"][kind]["KMeans"]
+        assert record["sizes"] and len(record["times"]) == len(record["sizes"])
+        record = scaling["clusters"][kind]["KMeans"]
+        assert record["n_clusters"][0] == 2
+    report = (out / "report.md").read_text()
+    assert "## Multiclass clustering" in report and "## Robustness" not in report
+    assert "#### Against k, n = 2,000, sparse" in report
+    assert (out / "multiclass_scaling.png").read_bytes()[:4] == b"\x89PNG"
+    assert "Log-log slope of fit time against k, dense: KMeans" in result.stdout
+
+
+def test_multiclass_timings_follow_n_and_k_with_ratios_to_kmeans():
+    from mmc.bench import _multiclass as multiclass
+    from mmc.bench._registry import select
+
+    entries = multiclass.multiclass_entries(select(["CPM3C", "CPMMC", "KMeans"]))
+    # Two-cluster-only estimators are not multiclass.
+    assert list(entries) == ["CPM3C", "KMeans"]
+    result = multiclass.cluster_scaling(
+        entries, quick=True, sizes=(300, 600), clusters=(2, 3), kinds=("dense",)
+    )
+    for name in entries:
+        by_n = result["sizes"]["dense"][name]
+        assert by_n["sizes"] == [300, 600] and all(t > 0 for t in by_n["times"])
+        assert by_n["slope"] is not None
+        by_k = result["clusters"]["dense"][name]
+        assert by_k["n_clusters"] == [2, 3] and len(by_k["errors"]) == 2
+    # Each fit saw the k of its data: blobs this far apart are found.
+    assert max(result["clusters"]["dense"]["CPM3C"]["errors"]) < 5
+    table = multiclass.timing_markdown(result)
+    cpm3c = result["sizes"]["dense"]["CPM3C"]["times"][0]
+    kmeans = result["sizes"]["dense"]["KMeans"]["times"][0]
+    assert f"{cpm3c:.2f} ({cpm3c / kmeans:.1f}x)" in table

@@ -10,6 +10,7 @@ from mmc.bench import _cpm3c as cpm3c
 from mmc.bench import _dask as dask_bench
 from mmc.bench import _evo as evo
 from mmc.bench import _kernels as kernels
+from mmc.bench import _multiclass as multiclass
 from mmc.bench import _multivariate as multivariate
 from mmc.bench import _odmc as odmc
 from mmc.bench import _papers as papers
@@ -27,7 +28,8 @@ from mmc.bench._report import (
 )
 from mmc.bench._scaling import estimator_scaling, sparse_scaling
 
-# "robustness", "papers" and "dask" are not part of "all": run them on their own.
+# "robustness", "multiclass", "papers" and "dask" are not part of "all": run
+# them on their own.
 SUITES = (
     "all",
     "accuracy",
@@ -36,6 +38,7 @@ SUITES = (
     "odmc",
     "evo",
     "robustness",
+    "multiclass",
     "papers",
     "dask",
 )
@@ -52,7 +55,10 @@ def _parser():
             "sparse synthetic data (scaling) and with the rbf kernel map "
             "(kernels). The suite robustness (not part of all) runs every "
             "default on a broad set of cases: unbalanced, uncentred, "
-            "rescaled, text-like and non-linear data. The suite papers (not "
+            "rescaled, text-like and non-linear data. The suite multiclass (not "
+            "part of all) runs every estimator that takes n_clusters on the "
+            "multiclass cases of that suite, and times it against n and k. "
+            "The suite papers (not "
             "part of all) rebuilds the rows of the papers' tables on the "
             "digits: the published value, mmc tuned with the labels by the "
             "paper's grid search (as the papers did), mmc with its defaults "
@@ -83,7 +89,7 @@ def _parser():
         type=int,
         default=None,
         help="fits per timing, median kept (default: 3, or 1 with --quick "
-        "and for the robustness suite)",
+        "and for the robustness and multiclass suites)",
     )
     parser.add_argument("--seed", type=int, default=0, help="random seed (default: 0)")
     parser.add_argument(
@@ -130,6 +136,8 @@ def _print_summary(results):
         print("\n".join(papers_report.summary_lines(results["papers"])))
     if "robustness" in results:
         print("\n".join(robustness.summary_lines(results["robustness"])))
+    if "multiclass" in results:
+        print("\n".join(multiclass.summary_lines(results["multiclass"])))
     if "kernels" in results:
         print("\n".join(kernels.summary_lines(results["kernels"])))
     if "odmc" in results:
@@ -383,6 +391,14 @@ def main(argv=None):
             random_state=args.seed,
             progress=_progress("robustness cases"),
         )
+    if args.suite == "multiclass":
+        results["multiclass"] = multiclass.run(
+            entries,
+            quick=args.quick,
+            repeat=args.repeat if args.repeat is not None else 1,
+            random_state=args.seed,
+            progress=_progress("multiclass cases and timings"),
+        )
     if args.suite == "papers":
         results["papers"] = papers.run(
             quick=args.quick,
@@ -433,6 +449,13 @@ def main(argv=None):
                 os.path.join(staging, "robustness.json"),
             )
             written.append("robustness.json")
+        if "multiclass" in results:
+            with open(os.path.join(staging, "report.md"), "a") as report:
+                report.write("\n" + multiclass.markdown(results["multiclass"]))
+            multiclass.plot(
+                results["multiclass"], os.path.join(staging, "multiclass_scaling.png")
+            )
+            written.append("multiclass_scaling.png")
         if "papers" in results:
             written += _write_papers(results, staging)
         for name in written:

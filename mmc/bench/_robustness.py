@@ -116,7 +116,7 @@ def summarise(cases, names):
     return summary
 
 
-def run(entries, quick=False, repeat=1, random_state=0, progress=None):
+def run(entries, quick=False, repeat=1, random_state=0, progress=None, groups=GROUPS):
     """Run every estimator on every case it can do.
 
     Parameters
@@ -137,10 +137,13 @@ def run(entries, quick=False, repeat=1, random_state=0, progress=None):
     progress : callable, default=None
         Wraps the iterable of cases (a progress bar).
 
+    groups : tuple of str, default=("two_class", "multiclass")
+        The groups of cases to run.
+
     Returns
     -------
     result : dict
-        ``"two_class"`` and ``"multiclass"``, each with ``"cases"`` (case
+        ``"two_class"`` and ``"multiclass"`` (those run), each with ``"cases"`` (case
         name -> kind, scaling, non-linearity, size, class sizes and
         ``"scores"``: estimator -> error, NMI, fit time, time over KMeans,
         warnings) and ``"summary"`` (see :func:`summarise`); the estimators
@@ -153,7 +156,8 @@ def run(entries, quick=False, repeat=1, random_state=0, progress=None):
     start = time.perf_counter()
     load_at_start = os.getloadavg()
     entries = {**entries, "KMeans": BASELINES["KMeans"]}
-    groups = {"two_class": two_class_cases(), "multiclass": multiclass_cases()}
+    cases_of = {"two_class": two_class_cases, "multiclass": multiclass_cases}
+    groups = {group: cases_of[group]() for group in groups}
     if quick:
         keep = set(QUICK_TWO_CLASS + QUICK_MULTICLASS)
         groups = {
@@ -195,7 +199,7 @@ def run(entries, quick=False, repeat=1, random_state=0, progress=None):
 def summary_lines(result):
     """The two summary tables for the terminal."""
     lines = []
-    for group in GROUPS:
+    for group in (g for g in GROUPS if g in result):
         summary = result[group]["summary"]
         n_cases = len(result[group]["cases"])
         lines += [
@@ -270,7 +274,7 @@ def markdown(result):
         "point above (below) KMeans's on the same case; the ConvergenceWarning",
         "column counts the cases where a fit raised one.",
     ]
-    for group in GROUPS:
+    for group in (g for g in GROUPS if g in result):
         cases = result[group]["cases"]
         summary = result[group]["summary"]
         names = list(summary)
