@@ -110,12 +110,23 @@ class CPM3C(_CuttingPlaneEstimator):
     max_cccp_iter : int, default=50
         Maximum number of CCCP iterations after each new constraint.
 
+    n_iter_no_change : int or None, default=10
+        Once the assignments follow W, a run stops after this many
+        cutting-plane iterations in a row that do not lower the lowest MMC
+        objective it has reached, and ends at the iterate that reached it.
+        There, CCCP can cycle (samples near a boundary change class at every
+        step, so the most violated constraint never comes within
+        ``epsilon``) and the runs used to reach ``max_iter``. None runs to
+        ``epsilon`` or ``max_iter`` and ends at the last iterate, as the
+        paper does.
+
     {feature_map_parameters}
 
     init : {"auto", "kmeans", "k-means++", "pca", "random"} or array-like \
             of shape (n_samples,), default="auto"
-        Initial clustering of each run: one run of k-means, k-means++
-        seeding, the k quantile bins along the principal direction, or k
+        Initial clustering of each run: the best of 10 runs of k-means by
+        inertia (as ``KMeans(n_init=10)``), k-means++ seeding, the k
+        quantile bins along the principal direction, or k
         random samples as centres; ``"auto"`` uses them in that order (then
         random samples). An array gives the initial cluster of each sample
         (k distinct values); a named method assigns each sample to its
@@ -195,6 +206,7 @@ class CPM3C(_CuttingPlaneEstimator):
         "n_clusters": [Interval(Integral, 2, 255, closed="both")],
         "init": [StrOptions({"auto", *MULTICLASS_INIT_METHODS}), "array-like"],
         "refine_init": ["boolean"],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left"), None],
     }
 
     def __init__(
@@ -206,6 +218,7 @@ class CPM3C(_CuttingPlaneEstimator):
         tol=1e-4,
         max_iter=100,
         max_cccp_iter=50,
+        n_iter_no_change=10,
         kernel="linear",
         gamma="scale",
         degree=3,
@@ -225,6 +238,7 @@ class CPM3C(_CuttingPlaneEstimator):
         self.tol = tol
         self.max_iter = max_iter
         self.max_cccp_iter = max_cccp_iter
+        self.n_iter_no_change = n_iter_no_change
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
@@ -264,6 +278,9 @@ class CPM3C(_CuttingPlaneEstimator):
 
     def _n_clusters(self):
         return self.n_clusters
+
+    def _n_iter_no_change(self):
+        return self.n_iter_no_change
 
     def _start_methods(self):
         return multiclass_start_methods(self.init, self.n_init)

@@ -250,6 +250,26 @@ class MulticlassConstraints:
         self._W_T = np.ascontiguousarray(self.W.T)
         self.intercepts = s * self.v - self.W @ self.x_mean
 
+    @property
+    def free(self):
+        """Whether the assignments follow W (CCCP) at the moment."""
+        return self.relabel and not self.pinned
+
+    def snapshot(self):
+        """The iterate and its assignments, for :meth:`restore`."""
+        return tuple(
+            getattr(self, name).copy()
+            for name in ("W", "v", "intercepts", "assignment", "runner", "gap")
+        )
+
+    def restore(self, snapshot):
+        """Go back to an iterate kept by :meth:`snapshot`, at the end of a run
+        (the constraints stay as they are)."""
+        self.W, self.v, self.intercepts, self.assignment, self.runner, self.gap = (
+            snapshot
+        )
+        self._W_T = np.ascontiguousarray(self.W.T)
+
     def release(self):
         """Let the assignments follow W; False if the run is over.
 

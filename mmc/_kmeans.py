@@ -143,3 +143,46 @@ def stable_kmeans(X, n_clusters, random_state, max_iter):
         filled = counts > 0
         centres[filled] = sums[filled] / counts[filled, None]
     return centres
+
+
+def best_kmeans_centres(X, n_clusters, random_state, n_runs, max_iter=300):
+    """Centres of the best of ``n_runs`` runs of :func:`stable_kmeans`.
+
+    The runs are drawn one after the other from ``random_state``, and the one
+    with the lowest inertia (sum of squared distances of the samples to
+    their nearest centre) wins, as with ``KMeans(n_init=n_runs)``; inertias
+    within a bound on their rounding error of the lowest count as tied and
+    the first run among them wins, so that the choice is the same on every
+    BLAS kernel. The labels are never consulted.
+
+    Returns
+    -------
+    centres : ndarray of shape (n_clusters, n_features), dtype=float64
+    """
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float64)
+    else:
+        X = np.asarray(X, dtype=np.float64)
+    n_samples, n_features = X.shape
+    norms = _squared_row_norms(X)
+    rel = 4.0 * (n_features + 2) * np.finfo(np.float64).eps
+    runs, inertias, bounds = [], [], []
+    for _ in range(n_runs):
+        centres = stable_kmeans(X, n_clusters, random_state, max_iter)
+        centre_norms = np.einsum("ij,ij->i", centres, centres)
+        nearest = np.full(n_samples, np.inf)
+        chunk = max(1, _KMEANS_CHUNK_ENTRIES // n_clusters)
+        for start in range(0, n_samples, chunk):
+            rows = slice(start, min(start + chunk, n_samples))
+            D = centre_norms[None, :] - 2.0 * np.asarray(X[rows] @ centres.T)
+            nearest[rows] = D.min(axis=1)
+        inertia = float(np.maximum(norms + nearest, 0.0).sum())
+        # Each distance is within rel (|x|^2 + |c|^2) of its exact value,
+        # and the sum of n of them within n eps of itself.
+        bound = rel * (norms.sum() + n_samples * centre_norms.max(initial=0.0))
+        runs.append(centres)
+        inertias.append(inertia)
+        bounds.append(bound + n_samples * np.finfo(np.float64).eps * inertia)
+    inertias = np.array(inertias)
+    tol = 2.0 * max(bounds)
+    return runs[int(_first_near_minimum(inertias, tol, axis=0))]
