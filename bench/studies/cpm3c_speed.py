@@ -39,7 +39,7 @@ VARIANTS = {
     "default": ({}, 10),
     "one k-means run": ({}, 1),
     "n_iter_no_change=None": ({"n_iter_no_change": None}, 10),
-    "one k-means run, n_iter_no_change=None": ({"n_iter_no_change": None}, 1),
+    "one k-means run and n_iter_no_change=None": ({"n_iter_no_change": None}, 1),
     "n_init=2": ({"n_init": 2}, 10),
     "n_init=1": ({"n_init": 1}, 10),
 }
