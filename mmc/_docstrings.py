@@ -40,7 +40,20 @@ def fill_doc(**sections):
 # The parameters and attributes that EvoMMC and FastEvoMMC share.
 EVO_PARAMETERS = (
     """\
-reg : float, default=1e-3
+n_clusters : int, default=2
+        Number of clusters k (2 to 255). With two, the evolution below
+        searches one labelling ``y in {-1, +1}^n``. With more, each cluster
+        has an indicator (+1 on its samples, -1 elsewhere), the fitness is
+        the sum of theirs, and each run starts from k-means on the kernel
+        principal components (kernel k-means; random clusters with
+        ``init="random"``) and moves single samples to the cluster that
+        lowers the fitness most until none does (Pahikkala et al., 2012).
+        Every cluster then keeps at least half the mean cluster size
+        ``n / (2k)`` samples; ``class_balance``, ``population_size``,
+        ``offspring`` and ``patience`` are not used, and
+        ``max_generations`` bounds the sweeps over the samples.
+
+    reg : float, default=1e-3
         Regularisation ``lambda`` of the least-squares problem, > 0.
 
     kernel : {"rbf", "linear", "poly"}, default="rbf"
@@ -74,9 +87,9 @@ reg : float, default=1e-3
         never worsen the fitness; the evolution then fine-tunes them with
         single flips. ``"random"``: random balanced labellings, mutated with
         the paper's schedule of ``max(1, n / (t + 1))`` flips at generation
-        t. An array gives one labelling (two distinct values; its balance is
-        repaired by random flips if needed, and ``n_init`` is then ignored),
-        fine-tuned by single flips.
+        t. An array gives one labelling (``n_clusters`` distinct values; with
+        two, its balance is repaired by random flips if needed; ``n_init``
+        is then ignored), fine-tuned by single flips or moves.
 
     n_init : int, default=10
         Number of independent runs; the run with the lowest fitness wins.
@@ -95,8 +108,9 @@ reg : float, default=1e-3
 
 EVO_ATTRIBUTES = """\
 labels_ : ndarray of shape (n_samples,)
-        Cluster of each training sample, 0 or 1: the best labelling found
-        (the first sample is in cluster 0).
+        Cluster of each training sample, 0 to ``n_clusters - 1``: the best
+        labelling found (clusters numbered in the order in which they first
+        occur in X, so the first sample is in cluster 0).
 
     fitness_ : float
         Fitness of ``labels_``: the optimal value of the regularised
@@ -106,7 +120,8 @@ labels_ : ndarray of shape (n_samples,)
         Same as ``fitness_`` (the name the other estimators use).
 
     n_generations_ : int
-        Number of generations of the winning run.
+        Number of generations of the winning run (sweeps of its local
+        search with more than two clusters).
 
     n_components_ : int
         Rank of the (exact or approximate) kernel matrix used.
@@ -114,10 +129,11 @@ labels_ : ndarray of shape (n_samples,)
     gamma_ : float
         The kernel coefficient used.
 
-    intercept_ : float
+    intercept_ : float or ndarray of shape (n_clusters,)
         Threshold subtracted from the least-squares predictions in
         ``decision_function``: the one that best reproduces ``labels_`` on
-        the training samples.
+        the training samples; zeros with more than two clusters, where
+        ``predict`` takes the largest fit.
 
     n_features_in_ : int
         Number of features seen during fit.

@@ -1,8 +1,9 @@
 """Evolutionary least-squares maximum margin clustering (EvoMMC, FastEvoMMC).
 
-The estimators. The fitness of a labelling and the basis of the kernel
-matrix it is computed on are in :mod:`mmc._evo_basis`, the evolutionary
-search in :mod:`mmc._evo_search`, its loop in ``mmc._core._evo``.
+The estimators; their shared fit is in :mod:`mmc._evo_base`. The fitness
+of a labelling and the basis of the kernel matrix it is computed on are in
+:mod:`mmc._evo_basis`, the evolutionary search in :mod:`mmc._evo_search`,
+its loop in ``mmc._core._evo``.
 """
 
 import functools
@@ -11,36 +12,20 @@ from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import _fit_context
-from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.utils.validation import check_array
 
-from mmc._base import _BaseMMC, _BinaryPredictMixin, warn
-from mmc._core._evo import fitness
 from mmc._docstrings import EVO_ATTRIBUTES, EVO_PARAMETERS, fill_doc
+from mmc._evo_base import _BaseEvoMMC
 from mmc._evo_basis import (
-    all_rows_identical,
-    duplicate_representatives,
     exact_basis,
     exact_dual_coef,
     kmeans_landmarks,
     nystroem_basis,
     nystroem_dual_coef,
-    tie_duplicates,
 )
-from mmc._evo_search import (
-    RunResult,
-    evolution_run,
-    fitted_threshold,
-    initial_population,
-    repair_balance,
-)
-from mmc._feature_map import KERNEL_COEFFICIENT_CONSTRAINTS
-from mmc._labelling import balance_bound, orientation, warn_if_one_cluster
 from mmc._seeds import draw_seeds
-from mmc._threads import best_of_restarts, single_blas_thread
-from mmc.kernels import KERNELS, kernel_matrix, nystroem, resolve_gamma
+from mmc.kernels import kernel_matrix, nystroem
 
 # Largest n x n kernel matrix EvoMMC builds (float64 bytes): 1 GiB, that is
 # n_samples <= 11585. The eigendecomposition needs about three times as much
@@ -48,149 +33,9 @@ from mmc.kernels import KERNELS, kernel_matrix, nystroem, resolve_gamma
 MAX_KERNEL_BYTES = 1 << 30
 
 
-class _BaseEvoMMC(_BinaryPredictMixin, _BaseMMC):
-    """Shared fit of EvoMMC and FastEvoMMC.
-
-    Subclasses implement ``_fit_basis(X, gamma, random_state)``, returning
-    the :class:`mmc._evo_basis.Basis` of the (exact or approximate) kernel
-    matrix and a function that maps the coordinates ``u = V'y`` of the
-    winning labelling to ``dual_coef_``, and ``_predictions(X)``, the
-    least-squares predictions of that model on new samples.
-    """
-
-    _parameter_constraints: dict = {
-        "reg": [Interval(Real, 0, None, closed="neither")],
-        "kernel": [StrOptions(set(KERNELS))],
-        **KERNEL_COEFFICIENT_CONSTRAINTS,
-        "class_balance": [Interval(Real, 0, 1, closed="both")],
-        "population_size": [Interval(Integral, 1, None, closed="left")],
-        "offspring": [Interval(Integral, 1, None, closed="left")],
-        "max_generations": [Interval(Integral, 1, None, closed="left")],
-        "patience": [Interval(Integral, 1, None, closed="left")],
-        "init": [StrOptions({"spectral", "random"}), "array-like"],
-        "n_init": _BaseMMC._parameter_constraints["n_init"],
-        "random_state": _BaseMMC._parameter_constraints["random_state"],
-        "n_jobs": _BaseMMC._parameter_constraints["n_jobs"],
-        "verbose": _BaseMMC._parameter_constraints["verbose"],
-    }
-
-    def _kernel_params(self, gamma):
-        return {
-            "kernel": self.kernel,
-            "gamma": gamma,
-            "degree": self.degree,
-            "coef0": self.coef0,
-        }
-
-    @single_blas_thread
-    def _fit(self, X):
-        # One BLAS thread for the whole fit (see single_blas_thread): the
-        # search is sensitive to the last bits of the kernel's eigenvectors
-        # (measured: the mean digit pair error moved from 0.75% to 0.93% with
-        # two threads). Restarts still run on threads with n_jobs.
-        name = type(self).__name__
-        X = self._validate_X(X, reset=True)
-        n_samples = X.shape[0]
-        self._check_params_vs_input(X)
-        random_state = check_random_state(self.random_state)
-        init_labels = self._initial_labels(n_samples)
-        gamma = resolve_gamma(X, self.gamma) if self.kernel != "linear" else 1.0
-        self.gamma_ = gamma
-        basis, dual_coef = self._fit_basis(X, gamma, random_state)
-        basis = tie_duplicates(basis, duplicate_representatives(X))
-        bound = balance_bound(self.class_balance, n_samples)
-        # Spectral starts are local optima of large moves already: the
-        # evolution only fine-tunes them, by single flips (or swaps). Random
-        # starts follow the paper's schedule of n / (t + 1) flips at
-        # generation t.
-        random_starts = init_labels is None and self.init == "random"
-        first_size = n_samples if random_starts else 1
-
-        def run(seeds):
-            init_seed, seed = seeds
-            rng = np.random.RandomState(init_seed)
-            if init_labels is None:
-                population = initial_population(
-                    basis, self.population_size, rng, self.init, bound
-                )
-            else:
-                start = np.where(init_labels == 1, 1, -1).astype(np.int8)
-                start = repair_balance(start, bound, rng)
-                population = np.tile(start, (self.population_size, 1))
-            result = evolution_run(
-                basis,
-                population,
-                n_offspring=self.offspring,
-                bound=bound,
-                first_size=first_size,
-                max_generations=self.max_generations,
-                patience=self.patience,
-                seed=int(seed),
-            )
-            if self.verbose:
-                print(
-                    f"[{name}] run with seed {seed}: fitness {result.objective:.6f} "
-                    f"after {result.n_generations} generations"
-                )
-            return result
-
-        if all_rows_identical(X):
-            # Every labelling with the same balance has the same fitness:
-            # there is nothing to split.
-            labels = -np.ones(n_samples, dtype=np.int8)
-            u = labels @ basis.V
-            best = RunResult(labels, u, fitness(basis.weights, u, n_samples), 0, 0)
-        else:
-            n_runs = self.n_init if init_labels is None else 1
-            seeds = draw_seeds(random_state, (n_runs, 2))
-            best, _ = best_of_restarts(run, list(seeds), self.n_jobs)
-            if best.n_generations >= self.max_generations:
-                warn(
-                    f"{name} stopped at max_generations={self.max_generations} "
-                    f"while the fitness was still improving; increase "
-                    f"max_generations.",
-                    ConvergenceWarning,
-                )
-        sign = orientation(best.labels[0])
-        labels = sign * best.labels.astype(np.intp)
-        u = sign * best.coordinates
-        self.labels_ = (labels > 0).astype(np.intp)
-        self.fitness_ = best.objective
-        self.objective_ = best.objective
-        self.n_generations_ = int(best.n_generations)
-        self.n_components_ = basis.V.shape[1]
-        self.dual_coef_ = dual_coef(u)
-        decision = basis.V @ (basis.weights * u)
-        self.intercept_ = float(-fitted_threshold(decision, labels))
-        warn_if_one_cluster(name, self.labels_)
-        return self
-
-    def _check_params_vs_input(self, X):
-        """Checks that involve the data; none by default."""
-
-    def decision_function(self, X):
-        """Least-squares prediction of the labelling, minus a threshold.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            Samples.
-
-        Returns
-        -------
-        decision : ndarray of shape (n_samples,)
-            ``f(x) + intercept_``, where f is the regularised least-squares fit
-            of the labels ``2 * labels_ - 1``; positive values belong to
-            cluster 1.
-        """
-        check_is_fitted(self)
-        X = self._validate_X(X, reset=False)
-        return self._predictions(X) + self.intercept_
-
-
 @fill_doc(parameters=EVO_PARAMETERS, attributes=EVO_ATTRIBUTES)
 class EvoMMC(_BaseEvoMMC):
-    """Evolutionary least-squares maximum margin clustering into two clusters.
+    """Evolutionary least-squares maximum margin clustering.
 
     The hinge loss of maximum margin clustering is replaced by the squared
     loss, and a (mu + lambda) evolution strategy searches the labellings
@@ -244,8 +89,9 @@ class EvoMMC(_BaseEvoMMC):
     X_fit_ : ndarray or sparse matrix of shape (n_samples, n_features)
         Training samples, kept for the kernel expansion of ``predict``.
 
-    dual_coef_ : ndarray of shape (n_samples,)
-        Coefficients c of the least-squares fit ``f(x) = sum_i c_i k(x_i, x)``.
+    dual_coef_ : ndarray of shape (n_samples,) or (n_samples, n_clusters)
+        Coefficients c of the least-squares fit ``f(x) = sum_i c_i k(x_i, x)``
+        (one column per cluster with more than two).
 
     See Also
     --------
@@ -272,6 +118,7 @@ class EvoMMC(_BaseEvoMMC):
 
     def __init__(
         self,
+        n_clusters=2,
         reg=1e-3,
         kernel="rbf",
         gamma="scale",
@@ -288,6 +135,7 @@ class EvoMMC(_BaseEvoMMC):
         n_jobs=None,
         verbose=0,
     ):
+        self.n_clusters = n_clusters
         self.reg = reg
         self.kernel = kernel
         self.gamma = gamma
@@ -306,7 +154,7 @@ class EvoMMC(_BaseEvoMMC):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
-        """Cluster the samples into two clusters.
+        """Cluster the samples into ``n_clusters`` clusters.
 
         Parameters
         ----------
@@ -405,9 +253,9 @@ class FastEvoMMC(_BaseEvoMMC):
         landmarks given (a dense array, also for sparse X) or the samples
         drawn.
 
-    dual_coef_ : ndarray of shape (n_components,)
+    dual_coef_ : ndarray of shape (n_components,) or (n_components, n_clusters)
         Coefficients c of the least-squares fit ``f(x) = sum_{i in R} c_i
-        k(x_i, x)``.
+        k(x_i, x)`` (one column per cluster with more than two).
 
     See Also
     --------
@@ -453,6 +301,7 @@ class FastEvoMMC(_BaseEvoMMC):
 
     def __init__(
         self,
+        n_clusters=2,
         n_components=None,
         landmarks="kmeans",
         reg=1e-3,
@@ -471,6 +320,7 @@ class FastEvoMMC(_BaseEvoMMC):
         n_jobs=None,
         verbose=0,
     ):
+        self.n_clusters = n_clusters
         self.n_components = n_components
         self.landmarks = landmarks
         self.reg = reg
@@ -491,7 +341,7 @@ class FastEvoMMC(_BaseEvoMMC):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
-        """Cluster the samples into two clusters.
+        """Cluster the samples into ``n_clusters`` clusters.
 
         Parameters
         ----------

@@ -30,6 +30,49 @@ def _first_near_minimum(values, tol, axis):
     return np.argmax(values <= lowest + tol, axis=axis)
 
 
+def _nearest_centres(X, norms, centres, rel):
+    """Nearest centre of each sample, ties within rounding to the first.
+
+    Returns the labels and ``|c|^2 - 2 x.c`` for the nearest centre c (the
+    squared distance without ``|x|^2``, the same for every centre).
+    """
+    n_samples, n_clusters = X.shape[0], centres.shape[0]
+    centre_norms = np.einsum("ij,ij->i", centres, centres)
+    tol_scale = float(centre_norms.max(initial=0.0))
+    labels = np.empty(n_samples, dtype=np.intp)
+    nearest = np.empty(n_samples)
+    chunk = max(1, _KMEANS_CHUNK_ENTRIES // n_clusters)
+    for start in range(0, n_samples, chunk):
+        rows = slice(start, min(start + chunk, n_samples))
+        D = centre_norms[None, :] - 2.0 * np.asarray(X[rows] @ centres.T)
+        tol = rel * (norms[rows] + tol_scale)
+        labels[rows] = _first_near_minimum(D, tol[:, None], axis=1)
+        nearest[rows] = D.min(axis=1)
+    return labels, nearest
+
+
+def rounding_scale(X):
+    """X in float64 (CSR in canonical form), its squared row norms, and the
+    relative bound ``rel`` on the rounding error of its squared distances
+    (see :func:`stable_kmeans`)."""
+    if sp.issparse(X):
+        X = sp.csr_matrix(X, dtype=np.float64)
+        if not X.has_canonical_format:  # sorted indices, no duplicates
+            X = X.copy()
+            X.sum_duplicates()
+    else:
+        X = np.asarray(X, dtype=np.float64)
+    rel = 4.0 * (X.shape[1] + 2) * np.finfo(np.float64).eps
+    return X, _squared_row_norms(X), rel
+
+
+def nearest_centres(X, centres):
+    """Nearest of ``centres`` to each sample, ties within rounding to the
+    first centre: the same labels on every BLAS kernel."""
+    X, norms, rel = rounding_scale(X)
+    return _nearest_centres(X, norms, np.asarray(centres, dtype=np.float64), rel)[0]
+
+
 def stable_kmeans(X, n_clusters, random_state, max_iter):
     """Centres of a short k-means run whose choices do not hinge on rounding.
 
@@ -73,16 +116,8 @@ def stable_kmeans(X, n_clusters, random_state, max_iter):
         Coincident centres are possible when X has fewer distinct rows than
         n_clusters. An empty cluster keeps its centre.
     """
-    if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float64)
-        if not X.has_canonical_format:  # sorted indices, no duplicates
-            X = X.copy()
-            X.sum_duplicates()
-    else:
-        X = np.asarray(X, dtype=np.float64)
-    n_samples, n_features = X.shape
-    rel = 4.0 * (n_features + 2) * np.finfo(np.float64).eps
-    norms = _squared_row_norms(X)
+    X, norms, rel = rounding_scale(X)
+    n_samples = X.shape[0]
     top_norm = float(norms.max(initial=0.0))
 
     def distances_to_rows(rows):  # (len(rows), n_samples), clamped near 0
@@ -119,17 +154,8 @@ def stable_kmeans(X, n_clusters, random_state, max_iter):
 
     # Lloyd iterations.
     labels = None
-    chunk = max(1, _KMEANS_CHUNK_ENTRIES // n_clusters)
     for _ in range(max_iter):
-        centre_norms = np.einsum("ij,ij->i", centres, centres)
-        tol_scale = float(centre_norms.max(initial=0.0))
-        new_labels = np.empty(n_samples, dtype=np.intp)
-        for start in range(0, n_samples, chunk):
-            rows = slice(start, min(start + chunk, n_samples))
-            # |x|^2 is the same for every centre: compare |c|^2 - 2 x.c.
-            D = centre_norms[None, :] - 2.0 * np.asarray(X[rows] @ centres.T)
-            tol = rel * (norms[rows] + tol_scale)
-            new_labels[rows] = _first_near_minimum(D, tol[:, None], axis=1)
+        new_labels, _ = _nearest_centres(X, norms, centres, rel)
         if labels is not None and np.array_equal(new_labels, labels):
             break
         labels = new_labels
@@ -159,23 +185,13 @@ def best_kmeans_centres(X, n_clusters, random_state, n_runs, max_iter=300):
     -------
     centres : ndarray of shape (n_clusters, n_features), dtype=float64
     """
-    if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float64)
-    else:
-        X = np.asarray(X, dtype=np.float64)
-    n_samples, n_features = X.shape
-    norms = _squared_row_norms(X)
-    rel = 4.0 * (n_features + 2) * np.finfo(np.float64).eps
+    X, norms, rel = rounding_scale(X)
+    n_samples = X.shape[0]
     runs, inertias, bounds = [], [], []
     for _ in range(n_runs):
         centres = stable_kmeans(X, n_clusters, random_state, max_iter)
         centre_norms = np.einsum("ij,ij->i", centres, centres)
-        nearest = np.full(n_samples, np.inf)
-        chunk = max(1, _KMEANS_CHUNK_ENTRIES // n_clusters)
-        for start in range(0, n_samples, chunk):
-            rows = slice(start, min(start + chunk, n_samples))
-            D = centre_norms[None, :] - 2.0 * np.asarray(X[rows] @ centres.T)
-            nearest[rows] = D.min(axis=1)
+        _, nearest = _nearest_centres(X, norms, centres, rel)
         inertia = float(np.maximum(norms + nearest, 0.0).sum())
         # Each distance is within rel (|x|^2 + |c|^2) of its exact value,
         # and the sum of n of them within n eps of itself.

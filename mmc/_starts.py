@@ -262,9 +262,7 @@ def initial_centres(X, x_mean, method, random_state, n_clusters, principal):
     centres : ndarray of shape (n_clusters, n_features), dtype=float64
     """
     if method == "kmeans":
-        return best_kmeans_centres(
-            X, n_clusters, random_state, MULTICLASS_KMEANS_RUNS
-        )
+        return best_kmeans_centres(X, n_clusters, random_state, MULTICLASS_KMEANS_RUNS)
     if method == "k-means++":
         centres, _ = kmeans_plusplus(X, n_clusters, random_state=random_state)
         return _dense(centres)

@@ -529,3 +529,67 @@ def flip_labels(V, flips, y):
     for i in flips:
         y[i] = -y[i]
     return y, np.asarray(V, dtype=np.float64).T @ y.astype(np.float64)
+
+
+def multiclass_local_search(V, weights, labels, n_clusters, min_size, max_sweeps):
+    """Twin of ``mmc._core._evo_multiclass.local_search``, in plain NumPy.
+
+    Sweeps the samples in order and moves each to the cluster that lowers
+    ``F(Y)`` (:func:`multiclass_fitness`) most, the first on ties, with F
+    recomputed from the labels for every candidate, unless its cluster would
+    fall below ``min_size``. Returns the labels and the sweeps made.
+    """
+    labels = np.array(labels, dtype=np.intp)
+    n = labels.size
+    for sweep in range(1, max_sweeps + 1):
+        moved = 0
+        for i in range(n):
+            p = labels[i]
+            if np.sum(labels == p) <= min_size:
+                continue
+            base = multiclass_fitness(V, weights, labels, n_clusters)
+            best, best_gain = p, 0.0
+            for q in range(n_clusters):
+                if q == p:
+                    continue
+                trial = labels.copy()
+                trial[i] = q
+                gain = n * (base - multiclass_fitness(V, weights, trial, n_clusters))
+                if gain > best_gain:
+                    best, best_gain = q, gain
+            if best != p:
+                labels[i] = best
+                moved += 1
+        if moved == 0:
+            return labels, sweep
+    return labels, max_sweeps
+
+
+def multiclass_fitness(V, weights, labels, n_clusters):
+    """``F(Y)`` of a clustering, from the +1/-1 indicators of its clusters."""
+    labels = np.asarray(labels)
+    Y = np.where(labels[None, :] == np.arange(n_clusters)[:, None], 1.0, -1.0)
+    return float(spectral_fitness(V, weights, Y).sum())
+
+
+def best_moves(V, weights, labels, n_clusters, min_size):
+    """For each sample, the decrease of ``n F`` of its best allowed move
+    (0 when none lowers F), from fitnesses recomputed from the labels."""
+    labels = np.asarray(labels, dtype=np.intp)
+    sizes = np.bincount(labels, minlength=n_clusters)
+    base = multiclass_fitness(V, weights, labels, n_clusters)
+    n = labels.size
+    gains = np.zeros(n)
+    for i in range(n):
+        p = labels[i]
+        if sizes[p] <= min_size:
+            continue
+        for q in range(n_clusters):
+            if q == p:
+                continue
+            moved = labels.copy()
+            moved[i] = q
+            gains[i] = max(
+                gains[i], n * (base - multiclass_fitness(V, weights, moved, n_clusters))
+            )
+    return gains

@@ -190,7 +190,9 @@ def test_robustness_quick_run_writes_every_case_and_summary(tmp_path):
             scores = r["scores"]
             assert BASELINE_ESTIMATORS <= set(scores), case
             expected = (
-                MMC_ESTIMATORS if group == "two_class" else {"CPM3C"}
+                MMC_ESTIMATORS
+                if group == "two_class"
+                else {"CPM3C", "EvoMMC", "FastEvoMMC"}
             ) | BASELINE_ESTIMATORS
             assert set(scores) == expected, case
             for name, s in scores.items():

@@ -37,8 +37,9 @@ def Estimator(request):
     return request.param
 
 
-# scikit-learn's checks set n_clusters=1 in these; CPM3C rejects fewer than
-# two clusters by design (a clear ValueError).
+# scikit-learn's checks set n_clusters=1 in these; the estimators that take
+# n_clusters reject fewer than two by design (a clear ValueError). (Its
+# check_clustering sets n_clusters=3 for its three blobs, which they find.)
 _SINGLE_CLUSTER_CHECKS = (
     "check_dont_overwrite_parameters",
     "check_fit2d_predict1d",
@@ -61,25 +62,12 @@ _PRECOMPUTED_CHECKS = {
         "fits an indefinite matrix, which is no kernel: fitted with a warning"
     ),
 }
-# Three blobs of about 17 samples into two clusters: the best split merges
-# two blobs (33/17, adjusted Rand index 0.57 for CPMMC), but the evolutionary
-# methods' balance bound (|sum y| <= class_balance n = 1.5) allows only
-# 25/25, which cuts a blob (ARI 0.29 with "poly", 0.37 "linear", 0.42 "rbf",
-# against the check's 0.4). Unbalanced clusters are an open problem of the
-# default balance bound, not of the kernel.
-_EVO_NON_RBF_CHECKS = {
-    "check_clustering": "the balance bound cuts one of three blobs (ARI < 0.4)"
-}
-
-
 def _expected_failed_checks(estimator):
     expected = {}
-    if isinstance(estimator, CPM3C):
+    if hasattr(estimator, "n_clusters"):
         expected.update({name: "sets n_clusters=1" for name in _SINGLE_CLUSTER_CHECKS})
     if getattr(estimator, "kernel", None) == "precomputed":
         expected.update(_PRECOMPUTED_CHECKS)
-    if isinstance(estimator, KERNEL_EXPANSIONS) and estimator.kernel != "rbf":
-        expected.update(_EVO_NON_RBF_CHECKS)
     return expected
 
 
@@ -109,7 +97,7 @@ def test_separates_two_blobs(Estimator):
     np.testing.assert_array_equal(est.predict(X), est.labels_)
     np.testing.assert_array_equal(Estimator(random_state=0).fit_predict(X), est.labels_)
     decision = est.decision_function(X)
-    if hasattr(est, "n_clusters"):
+    if isinstance(est, CPM3C):
         # Multiclass: one score per cluster, no intercept (linear kernel).
         assert decision.shape == (X.shape[0], 2)
         np.testing.assert_array_equal(decision.argmax(axis=1), est.labels_)
@@ -209,7 +197,7 @@ def test_invariant_to_scaling_and_translation(Estimator):
     X, _ = two_blobs(distance=2.5, seed=9)
     reference = Estimator(random_state=0).fit(X)
     transforms = [1e3 * X, 1e-3 * X]
-    if not hasattr(reference, "n_clusters"):
+    if not isinstance(reference, CPM3C):
         # CPM3C with the linear kernel has no intercept (as in the paper): its
         # scores w_p.x depend on the origin.
         transforms.append(X + 50.0)
@@ -265,7 +253,7 @@ def test_identical_samples_give_one_cluster_with_a_warning(Estimator):
     assert np.unique(est.labels_).size == 1
     if isinstance(est, KERNEL_EXPANSIONS):
         return
-    if not hasattr(est, "n_clusters"):
+    if not isinstance(est, CPM3C):
         np.testing.assert_allclose(est.coef_, 0.0, atol=1e-12)
     else:
         # The balance constraints bound the margin of the single cluster
@@ -285,7 +273,7 @@ def test_duplicated_rows_and_constant_features(Estimator):
     assert clustering_error(y, est.labels_) == 0.0
     if isinstance(est, KERNEL_EXPANSIONS):
         return
-    if not hasattr(est, "n_clusters"):
+    if not isinstance(est, CPM3C):
         np.testing.assert_allclose(est.coef_[-2:], 0.0, atol=1e-10)
     else:
         # Without an intercept a constant feature acts as one; two equal

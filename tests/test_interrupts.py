@@ -23,7 +23,7 @@ import threadpoolctl
 from sklearn.datasets import make_blobs
 
 import mmc
-import mmc._evo
+import mmc._evo_base
 
 # From SIGINT to the death of the process. The kernels check every few
 # milliseconds; the rest is slack for a loaded machine.
@@ -172,7 +172,7 @@ def test_concurrent_fits_restore_blas_threads(monkeypatch):
     # started first, the only one to see the original limits, ends first.
     order = {}
     barrier = threading.Barrier(n_fits)
-    resolve_gamma = mmc._evo.resolve_gamma
+    resolve_gamma = mmc._evo_base.resolve_gamma
 
     def overlapping(*args, **kwargs):
         k = order.get(threading.get_ident())
@@ -181,7 +181,7 @@ def test_concurrent_fits_restore_blas_threads(monkeypatch):
             time.sleep(0.2 * k)
         return resolve_gamma(*args, **kwargs)
 
-    monkeypatch.setattr(mmc._evo, "resolve_gamma", overlapping)
+    monkeypatch.setattr(mmc._evo_base, "resolve_gamma", overlapping)
     labels = [None] * n_fits
 
     def fit(k):

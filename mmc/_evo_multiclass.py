@@ -1,0 +1,223 @@
+"""Least-squares maximum margin clustering into k > 2 clusters.
+
+The fitness of the two-cluster search (:mod:`mmc._evo_search`) extends to k
+clusters with one indicator per cluster, ``y_p = +1`` on its samples and -1
+elsewhere (Pahikkala, Airola, Gieseke and Kramer, 2012):
+
+    F(Y) = sum_p (1 - (1/n) sum_j w_j (V'y_p)_j^2),
+
+the sum of the binary fitnesses of the indicators on the basis
+:class:`mmc._evo_basis.Basis`. A run starts from a clustering of the
+kernel's space (k-means on the kernel principal components
+``V diag(sqrt(sigma))``, which is kernel k-means on the kernel matrix) and
+moves single samples to the cluster that lowers F most until none does
+(``mmc._core._evo_multiclass.local_search``, O(k r) per sample and sweep).
+
+Every cluster keeps at least ``MIN_SIZE_FRACTION`` of the mean cluster size
+``n / k``: F is lowest for degenerate clusterings (one cluster of nearly
+every sample is fitted well by the near-constant leading eigenvector), and
+the bound keeps the search away from them without asking for equal sizes.
+"""
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+
+from mmc._base import warn
+from mmc._core._evo import fitness
+from mmc._core._evo_multiclass import local_search
+from mmc._evo_search import RunResult
+from mmc._kmeans import nearest_centres, stable_kmeans
+from mmc._seeds import draw_seeds
+from mmc._threads import best_of_restarts, raise_if_stopped
+
+# Smallest cluster, as a fraction of the mean cluster size n / k.
+MIN_SIZE_FRACTION = 0.5
+
+# Lloyd iterations of the k-means start.
+KMEANS_ITERATIONS = 300
+
+
+def min_cluster_size(n_samples, n_clusters):
+    """Smallest number of samples a cluster may keep (at least 1)."""
+    return max(1, int(MIN_SIZE_FRACTION * n_samples / n_clusters))
+
+
+def kernel_coordinates(basis):
+    """Kernel principal components ``V diag(sqrt(sigma))``: their inner
+    products are the (numerically non-zero part of the) kernel matrix."""
+    return basis.V * np.sqrt(basis.sigma)
+
+
+def indicator_coordinates(V, labels, n_clusters):
+    """``U[p] = V'y_p`` for the +1/-1 indicator of each cluster.
+
+    Exact on the fixed-point basis whatever the BLAS (see
+    :func:`mmc._evo_basis.fixed_point`), as the binary coordinates are.
+    """
+    Y = np.where(labels[None, :] == np.arange(n_clusters)[:, None], 1.0, -1.0)
+    return np.ascontiguousarray(Y @ V)
+
+
+def multiclass_fitness(basis, U):
+    """F(Y) from the coordinates of the indicators."""
+    n_samples = basis.V.shape[0]
+    return float(sum(fitness(basis.weights, u, n_samples) for u in U))
+
+
+def enforce_min_size(labels, coordinates, centres, min_size):
+    """Fill every cluster below ``min_size`` with its nearest samples.
+
+    The samples of clusters above ``min_size`` nearest to the centre of a
+    small cluster move into it, in order of distance (ties by index), until
+    it reaches ``min_size``; the clusters are filled in order.
+    """
+    n_clusters = centres.shape[0]
+    labels = labels.copy()
+    for p in range(n_clusters):
+        deficit = min_size - int(np.sum(labels == p))
+        if deficit <= 0:
+            continue
+        distances = ((coordinates - centres[p]) ** 2).sum(axis=1)
+        for i in np.argsort(distances, kind="stable"):
+            if deficit == 0:
+                break
+            q = labels[i]
+            if q != p and np.sum(labels == q) > min_size:
+                labels[i] = p
+                deficit -= 1
+    return labels
+
+
+def random_start(n_samples, n_clusters, min_size, rng):
+    """Random clusters, each of at least ``min_size`` samples."""
+    labels = rng.randint(n_clusters, size=n_samples)
+    order = rng.permutation(n_samples)
+    # The first min_size * k samples of a random order fill every cluster.
+    labels[order[: min_size * n_clusters]] = np.repeat(np.arange(n_clusters), min_size)
+    return labels
+
+
+def multiclass_run(basis, coordinates, n_clusters, *, start, seed, max_sweeps):
+    """One local search from a start.
+
+    Parameters
+    ----------
+    basis : Basis
+        The kernel matrix, see :mod:`mmc._evo_basis`.
+
+    coordinates : ndarray of shape (n_samples, n_components)
+        :func:`kernel_coordinates` of the basis, for the k-means start.
+
+    n_clusters : int
+        k, at least 3.
+
+    start : {"spectral", "random"} or ndarray of shape (n_samples,)
+        k-means on ``coordinates``, random clusters, or given labels.
+
+    seed : int
+        Seed of the start.
+
+    max_sweeps : int
+        Largest number of sweeps of the local search.
+
+    Returns
+    -------
+    result : RunResult
+        The labels (uint8), the coordinates ``U`` (k, r) recomputed from
+        them, the fitness, the number of sweeps and the seed.
+    """
+    V = basis.V
+    n_samples = V.shape[0]
+    min_size = min_cluster_size(n_samples, n_clusters)
+    rng = np.random.RandomState(seed)
+    if isinstance(start, str) and start == "spectral":
+        centres = stable_kmeans(coordinates, n_clusters, rng, KMEANS_ITERATIONS)
+        labels = nearest_centres(coordinates, centres)
+        labels = enforce_min_size(labels, coordinates, centres, min_size)
+    elif isinstance(start, str):
+        labels = random_start(n_samples, n_clusters, min_size, rng)
+    else:
+        labels = np.asarray(start)
+    raise_if_stopped()
+    labels = labels.astype(np.uint8)
+    U = indicator_coordinates(V, labels, n_clusters)
+    sizes = np.bincount(labels, minlength=n_clusters).astype(np.intp)
+    # A given start may hold smaller clusters; they may grow, never shrink.
+    n_sweeps = local_search(
+        V,
+        basis.weights,
+        labels,
+        U,
+        sizes,
+        min(min_size, int(sizes.min())),
+        max_sweeps,
+    )
+    if n_sweeps < 0:
+        raise MemoryError("Could not allocate the scratch memory of the search.")
+    # From scratch: no rounding accumulated over the moves.
+    U = indicator_coordinates(V, labels, n_clusters)
+    return RunResult(labels, U, multiclass_fitness(basis, U), n_sweeps, seed)
+
+
+def first_occurrence_order(labels, n_clusters):
+    """Relabelling that numbers the clusters in the order they first occur."""
+    _, first = np.unique(labels, return_index=True)
+    present = np.unique(labels)[np.argsort(first, kind="stable")]
+    absent = np.setdiff1d(np.arange(n_clusters), present)
+    order = np.concatenate([present, absent]).astype(np.intp)
+    relabel = np.empty(n_clusters, dtype=np.intp)
+    relabel[order] = np.arange(n_clusters)
+    return order, relabel
+
+
+class _MulticlassEvoMixin:
+    """The fit of EvoMMC and FastEvoMMC with more than two clusters."""
+
+    def _fit_clusters(self, basis, dual_coef, init_labels, random_state):
+        """Restarts of :func:`multiclass_run`; the lowest fitness wins."""
+        name = type(self).__name__
+        k = self.n_clusters
+        coordinates = kernel_coordinates(basis) if init_labels is None else None
+        start = self.init if init_labels is None else init_labels
+
+        def run(seed):
+            result = multiclass_run(
+                basis,
+                coordinates,
+                k,
+                start=start,
+                seed=int(seed),
+                max_sweeps=self.max_generations,
+            )
+            if self.verbose:
+                print(
+                    f"[{name}] run with seed {seed}: fitness "
+                    f"{result.objective:.6f} after {result.n_generations} sweeps"
+                )
+            return result
+
+        n_runs = self.n_init if init_labels is None else 1
+        seeds = draw_seeds(random_state, n_runs)
+        best, _ = best_of_restarts(run, list(seeds), self.n_jobs)
+        if best.n_generations >= self.max_generations:
+            warn(
+                f"{name} stopped at max_generations={self.max_generations} sweeps "
+                f"while samples were still moving; increase max_generations.",
+                ConvergenceWarning,
+            )
+        order, relabel = first_occurrence_order(best.labels, k)
+        self.labels_ = relabel[best.labels]
+        U = best.coordinates[order]
+        self.fitness_ = best.objective
+        self.objective_ = best.objective
+        self.n_generations_ = int(best.n_generations)
+        self.n_components_ = basis.V.shape[1]
+        self.dual_coef_ = np.column_stack([dual_coef(u) for u in U])
+        self.intercept_ = np.zeros(k)
+        n_found = np.unique(self.labels_).size
+        if n_found < k:
+            warn(
+                f"{name} found {n_found} non-empty clusters out of {k}.",
+                ConvergenceWarning,
+            )
+        return self

@@ -1,0 +1,161 @@
+"""EvoMMC and FastEvoMMC with more than two clusters: the local search
+kernel against its NumPy twin in tests/_reference.py, and the estimators."""
+
+import pickle
+
+import _reference
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import make_blobs
+
+from mmc import EvoMMC, FastEvoMMC
+from mmc._core._evo_multiclass import local_search
+from mmc._evo_basis import spectral_basis
+from mmc._evo_multiclass import (
+    enforce_min_size,
+    first_occurrence_order,
+    indicator_coordinates,
+    min_cluster_size,
+    multiclass_fitness,
+)
+from mmc.metrics import clustering_error
+
+ESTIMATORS = (EvoMMC, FastEvoMMC)
+
+
+def _random_basis(rng, n_samples, n_components):
+    A = rng.standard_normal((n_samples, n_samples))
+    K = A @ A.T / n_samples
+    sigma, V = np.linalg.eigh(K)
+    return spectral_basis(V[:, -n_components:], sigma[-n_components:], 1e-2)
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("n_clusters", [3, 5])
+def test_local_search_matches_its_reference(seed, n_clusters):
+    rng = np.random.default_rng(seed)
+    basis = _random_basis(rng, 40, 12)
+    labels = rng.integers(n_clusters, size=40)
+    labels[:n_clusters] = np.arange(n_clusters)
+    min_size = 3
+    expected, expected_sweeps = _reference.multiclass_local_search(
+        basis.V, basis.weights, labels, n_clusters, min_size, 50
+    )
+    found = labels.astype(np.uint8)
+    U = indicator_coordinates(basis.V, found, n_clusters)
+    sizes = np.bincount(found, minlength=n_clusters).astype(np.intp)
+    sweeps = local_search(basis.V, basis.weights, found, U, sizes, min_size, 50)
+    np.testing.assert_array_equal(found, expected)
+    assert sweeps == expected_sweeps
+    # The coordinates and sizes were kept up to date with every move.
+    np.testing.assert_allclose(
+        U, indicator_coordinates(basis.V, found, n_clusters), atol=1e-10
+    )
+    np.testing.assert_array_equal(sizes, np.bincount(found, minlength=n_clusters))
+    # A local optimum: no allowed move lowers F, and F fell.
+    gains = _reference.best_moves(basis.V, basis.weights, found, n_clusters, min_size)
+    assert gains.max() <= 1e-9
+    before = _reference.multiclass_fitness(basis.V, basis.weights, labels, n_clusters)
+    after = multiclass_fitness(basis, indicator_coordinates(basis.V, found, n_clusters))
+    assert after <= before
+    np.testing.assert_allclose(
+        after,
+        _reference.multiclass_fitness(basis.V, basis.weights, found, n_clusters),
+        rtol=1e-12,
+    )
+
+
+def test_local_search_keeps_clusters_at_their_minimum_and_stops_at_max_sweeps():
+    rng = np.random.default_rng(7)
+    basis = _random_basis(rng, 30, 8)
+    labels = np.repeat(np.arange(3), 10).astype(np.uint8)
+    U = indicator_coordinates(basis.V, labels, 3)
+    sizes = np.full(3, 10, dtype=np.intp)
+    assert local_search(basis.V, basis.weights, labels, U, sizes, 10, 20) == 1
+    np.testing.assert_array_equal(labels, np.repeat(np.arange(3), 10))
+    labels = rng.integers(3, size=30).astype(np.uint8)
+    U = indicator_coordinates(basis.V, labels, 3)
+    sizes = np.bincount(labels, minlength=3).astype(np.intp)
+    assert local_search(basis.V, basis.weights, labels, U, sizes, 1, 1) == 1
+
+
+def test_starts_fill_small_clusters_and_clusters_are_numbered_by_first_occurrence():
+    coordinates = np.array([[0.0], [0.1], [0.2], [0.3], [5.0], [5.1]])
+    centres = np.array([[0.0], [5.0], [10.0]])
+    labels = enforce_min_size(np.array([0, 0, 0, 0, 1, 1]), coordinates, centres, 2)
+    assert np.bincount(labels, minlength=3).min() >= 2
+    # The samples nearest to the empty cluster's centre moved into it.
+    np.testing.assert_array_equal(labels, [0, 0, 2, 2, 1, 1])
+    order, relabel = first_occurrence_order(np.array([2, 2, 0, 1]), 4)
+    np.testing.assert_array_equal(relabel[[2, 2, 0, 1]], [0, 0, 1, 2])
+    np.testing.assert_array_equal(order[:3], [2, 0, 1])
+    assert min_cluster_size(100, 4) == 12 and min_cluster_size(3, 3) == 1
+
+
+def _blobs(sizes=(60, 60, 60), random_state=0):
+    centres = [[0.0, 0.0], [6.0, 0.0], [0.0, 6.0], [6.0, 6.0]][: len(sizes)]
+    return make_blobs(list(sizes), centers=centres, random_state=random_state)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+@pytest.mark.parametrize("sparse", [False, True])
+def test_finds_k_blobs_and_predicts_them(Estimator, sparse):
+    X, y = _blobs((60, 60, 60, 60))
+    X = sp.csr_matrix(X) if sparse else X
+    est = Estimator(n_clusters=4, random_state=0).fit(X)
+    assert clustering_error(y, est.labels_) <= 0.01
+    assert est.labels_[0] == 0 and set(est.labels_) == {0, 1, 2, 3}
+    decision = est.decision_function(X)
+    assert decision.shape == (240, 4) and est.dual_coef_.shape[1] == 4
+    # The least-squares fits reproduce the clusters (as far as a smooth fit
+    # of +1/-1 indicators can), and predict takes the largest.
+    assert np.mean(est.predict(X) == est.labels_) >= 0.99
+    np.testing.assert_array_equal(est.predict(X), decision.argmax(axis=1))
+    assert est.intercept_.shape == (4,) and est.n_generations_ >= 1
+    # The fitness is that of the labels, and pickling keeps the model.
+    assert est.objective_ == pytest.approx(est.fitness_)
+    clone = pickle.loads(pickle.dumps(est))
+    np.testing.assert_array_equal(clone.predict(X[:10]), est.predict(X[:10]))
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_the_same_seed_gives_the_same_clusters_whatever_the_threads(Estimator):
+    X, _ = _blobs((50, 40, 30))
+    X = X + np.random.default_rng(0).normal(scale=2.0, size=X.shape)
+    one = Estimator(n_clusters=3, random_state=3).fit(X)
+    two = Estimator(n_clusters=3, random_state=3, n_jobs=2).fit(X)
+    np.testing.assert_array_equal(one.labels_, two.labels_)
+    assert one.objective_ == two.objective_
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_restarts_keep_the_lowest_fitness(Estimator):
+    X, _ = _blobs((50, 40, 30))
+    X = X + np.random.default_rng(1).normal(scale=2.5, size=X.shape)
+    best = Estimator(n_clusters=3, random_state=0, n_init=6).fit(X)
+    # The first restart draws the seed of the single run.
+    single = Estimator(n_clusters=3, random_state=0, n_init=1).fit(X)
+    assert best.objective_ <= single.objective_
+    # Every cluster keeps at least half the mean cluster size.
+    assert np.bincount(best.labels_).min() >= min_cluster_size(120, 3)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_initial_labels_and_random_starts(Estimator):
+    X, y = _blobs()
+    given = Estimator(n_clusters=3, init=y, n_init=1, random_state=0).fit(X)
+    assert clustering_error(y, given.labels_) <= 0.01
+    random = Estimator(n_clusters=3, init="random", random_state=0).fit(X)
+    assert np.bincount(random.labels_, minlength=3).min() >= min_cluster_size(180, 3)
+    with pytest.raises(ValueError, match="exactly 3 distinct"):
+        Estimator(n_clusters=3, init=y % 2, n_init=1).fit(X)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_bad_n_clusters_is_rejected_clearly(Estimator):
+    X, _ = _blobs((2, 2, 1))
+    with pytest.raises(ValueError, match="n_samples=5 should be >= n_clusters=6"):
+        Estimator(n_clusters=6).fit(X)
+    with pytest.raises(ValueError, match="n_clusters"):
+        Estimator(n_clusters=1).fit(X)
