@@ -62,6 +62,8 @@ _PRECOMPUTED_CHECKS = {
         "fits an indefinite matrix, which is no kernel: fitted with a warning"
     ),
 }
+
+
 def _expected_failed_checks(estimator):
     expected = {}
     if hasattr(estimator, "n_clusters"):
