@@ -16,20 +16,16 @@ SpectralClustering as baselines in the same run:
 The labels are used for scoring only.
 """
 
-from sklearn.datasets import make_blobs
-
 from mmc.bench import _robustness as robustness
 from mmc.bench._comparison import applies
 from mmc.bench._scaling import (
     DENSE_FEATURES,
-    FULL_FEATURES,
     NNZ_PER_ROW,
-    QUICK_FEATURES,
     SCALING_SIZES,
     TIME_BUDGET,
+    scaling_data,
 )
 from mmc.bench._timing import time_growing_sizes
-from mmc.datasets import make_sparse_clusters
 
 # Time against n at this many clusters.
 SIZES_CLUSTERS = 4
@@ -41,6 +37,9 @@ CLUSTERS_SAMPLES = 5_000
 QUICK_CLUSTERS = (2, 4, 8)
 QUICK_CLUSTERS_SAMPLES = 2_000
 KINDS = ("dense", "sparse")
+# Topics of the sparse data further apart than in the two-cluster timings, as
+# in CPM3C's own timings (mmc.bench._cpm3c).
+TOPIC_SEPARATION = 0.5
 # With --quick: enough for a point or two of every series.
 QUICK_TIME_BUDGET = 2.0
 
@@ -48,28 +47,6 @@ QUICK_TIME_BUDGET = 2.0
 def multiclass_entries(entries):
     """The entries that can find more than two clusters, baselines included."""
     return {name: e for name, e in entries.items() if applies(e, 3)}
-
-
-def scaling_data(kind, n_samples, n_clusters, quick, random_state):
-    """``(X, y)``: k clusters in 50 dense features (blobs of standard deviation
-    4 around centres drawn in [-10, 10]^50) or sparse text-like rows (50
-    non-zeros among 100 000 features; 10 000 with ``quick``)."""
-    if kind == "sparse":
-        return make_sparse_clusters(
-            n_samples=n_samples,
-            n_features=QUICK_FEATURES if quick else FULL_FEATURES,
-            nnz_per_row=NNZ_PER_ROW,
-            n_clusters=n_clusters,
-            separation=0.5,
-            random_state=random_state,
-        )
-    return make_blobs(
-        n_samples=n_samples,
-        n_features=DENSE_FEATURES,
-        centers=n_clusters,
-        cluster_std=4.0,
-        random_state=random_state,
-    )
 
 
 def cluster_scaling(
@@ -121,7 +98,7 @@ def cluster_scaling(
         result["sizes"][kind][name] = time_growing_sizes(
             lambda: make(SIZES_CLUSTERS, random_state),
             lambda n, kind=kind: scaling_data(
-                kind, n, SIZES_CLUSTERS, quick, random_state
+                kind, n, quick, random_state, SIZES_CLUSTERS, TOPIC_SEPARATION
             ),
             sizes,
             repeat,
@@ -133,7 +110,7 @@ def cluster_scaling(
 
         def load(k, kind=kind):
             current["k"] = k
-            return scaling_data(kind, fixed_n, k, quick, random_state)
+            return scaling_data(kind, fixed_n, quick, random_state, k, TOPIC_SEPARATION)
 
         record = time_growing_sizes(
             lambda: make(current["k"], random_state), load, clusters, repeat, budget

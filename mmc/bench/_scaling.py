@@ -92,18 +92,24 @@ QUICK_TIME_BUDGET = 0.5
 DENSE_FEATURES = 50
 
 
-def _scaling_data(kind, n_samples, quick, random_state):
+def scaling_data(kind, n_samples, quick, random_state, n_clusters=2, separation=0.3):
+    """``(X, y)``: ``n_clusters`` blobs of standard deviation 4 in 50 dense
+    features (centres drawn in [-10, 10]^50), or sparse text-like rows (50
+    non-zeros among 100 000 features, 10 000 with ``quick``, topics apart
+    by ``separation``)."""
     if kind == "sparse":
         return make_sparse_clusters(
             n_samples=n_samples,
             n_features=QUICK_FEATURES if quick else FULL_FEATURES,
             nnz_per_row=NNZ_PER_ROW,
+            n_clusters=n_clusters,
+            separation=separation,
             random_state=random_state,
         )
     return make_blobs(
         n_samples=n_samples,
         n_features=DENSE_FEATURES,
-        centers=2,
+        centers=n_clusters,
         cluster_std=4.0,
         random_state=random_state,
     )
@@ -137,7 +143,7 @@ def estimator_scaling(entries, quick=False, repeat=1, random_state=0, progress=N
         entry = entries[name]
         record = time_growing_sizes(
             lambda entry=entry: entry.make(2, random_state),
-            lambda n, kind=kind: _scaling_data(kind, n, quick, random_state),
+            lambda n, kind=kind: scaling_data(kind, n, quick, random_state),
             sizes,
             repeat,
             budget,
