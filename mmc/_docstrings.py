@@ -48,10 +48,10 @@ n_clusters : int, default=2
         principal components (kernel k-means; random clusters with
         ``init="random"``) and moves single samples to the cluster that
         lowers the fitness most until none does (Pahikkala et al., 2012).
-        Every cluster then keeps at least half the mean cluster size
-        ``n / (2k)`` samples; ``class_balance``, ``population_size``,
-        ``offspring`` and ``patience`` are not used, and
-        ``max_generations`` bounds the sweeps over the samples.
+        Every cluster then keeps at least ``(1 - class_balance) n / k``
+        samples (the bound of two clusters, for any k);
+        ``population_size``, ``offspring`` and ``patience`` are not used,
+        and ``max_generations`` bounds the sweeps over the samples.
 
     reg : float, default=1e-3
         Regularisation ``lambda`` of the least-squares problem, > 0.
@@ -65,7 +65,9 @@ n_clusters : int, default=2
 
     class_balance : float, default=0.03
         Bound on ``|mean_i y_i|``: every labelling the search visits has
-        ``|sum_i y_i| <= class_balance * n_samples`` (the paper's ``l``).
+        ``|sum_i y_i| <= class_balance * n_samples`` (the paper's ``l``);
+        with k clusters, each keeps at least ``(1 - class_balance) n / k``
+        samples. Unbalanced clusters need a larger value.
 
     population_size : int, default=10
         Number of individuals kept from one generation to the next (mu).

@@ -90,7 +90,7 @@ def test_starts_fill_small_clusters_and_clusters_are_numbered_by_first_occurrenc
     order, relabel = first_occurrence_order(np.array([2, 2, 0, 1]), 4)
     np.testing.assert_array_equal(relabel[[2, 2, 0, 1]], [0, 0, 1, 2])
     np.testing.assert_array_equal(order[:3], [2, 0, 1])
-    assert min_cluster_size(100, 4) == 12 and min_cluster_size(3, 3) == 1
+    assert min_cluster_size(100, 4, 0.5) == 12 and min_cluster_size(3, 3, 0.03) == 1
 
 
 def _blobs(sizes=(60, 60, 60), random_state=0):
@@ -137,8 +137,10 @@ def test_restarts_keep_the_lowest_fitness(Estimator):
     # The first restart draws the seed of the single run.
     single = Estimator(n_clusters=3, random_state=0, n_init=1).fit(X)
     assert best.objective_ <= single.objective_
-    # Every cluster keeps at least half the mean cluster size.
-    assert np.bincount(best.labels_).min() >= min_cluster_size(120, 3)
+    # Every cluster keeps at least (1 - class_balance) n / k samples.
+    assert np.bincount(best.labels_).min() >= min_cluster_size(
+        120, 3, best.class_balance
+    )
 
 
 @pytest.mark.parametrize("Estimator", ESTIMATORS)
@@ -147,7 +149,9 @@ def test_initial_labels_and_random_starts(Estimator):
     given = Estimator(n_clusters=3, init=y, n_init=1, random_state=0).fit(X)
     assert clustering_error(y, given.labels_) <= 0.01
     random = Estimator(n_clusters=3, init="random", random_state=0).fit(X)
-    assert np.bincount(random.labels_, minlength=3).min() >= min_cluster_size(180, 3)
+    assert np.bincount(random.labels_, minlength=3).min() >= min_cluster_size(
+        180, 3, random.class_balance
+    )
     with pytest.raises(ValueError, match="exactly 3 distinct"):
         Estimator(n_clusters=3, init=y % 2, n_init=1).fit(X)
 

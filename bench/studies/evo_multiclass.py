@@ -1,14 +1,15 @@
 """EvoMMC and FastEvoMMC with k > 2 clusters on the multiclass cases.
 
 Runs both estimators (defaults, ``n_clusters`` = the number of classes) on
-the 16 multiclass cases of the robustness suite for several values of the
-smallest cluster size (``mmc._evo_multiclass.MIN_SIZE_FRACTION`` of the mean
-size n / k), with KMeans(n_init=10) fitted right after on the same case, and
+the 16 multiclass cases of the robustness suite for several values of
+``class_balance``, which sets the smallest cluster size to
+``(1 - class_balance) n / k``, with KMeans(n_init=10) fitted first on the
+same case, and
 prints the error (%) after the best matching of clusters to classes, the
 fitness and the fit time over KMeans's. The labels are used for scoring
 only.
 
-Usage: python bench/studies/evo_multiclass.py [--fractions 0.25,0.5,0.97]
+Usage: python bench/studies/evo_multiclass.py [--balances 0.03,0.5,0.75]
 """
 
 import argparse
@@ -19,7 +20,6 @@ import warnings
 import numpy as np
 from sklearn.cluster import KMeans
 
-import mmc._evo_multiclass as evo_multiclass
 from mmc import EvoMMC, FastEvoMMC
 from mmc.bench._robustness_data import multiclass_cases
 from mmc.metrics import clustering_error
@@ -27,10 +27,10 @@ from mmc.metrics import clustering_error
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--fractions", default="0.25,0.5,0.97")
+    parser.add_argument("--balances", default="0.03,0.5,0.75")
     parser.add_argument("--out", default=None)
     args = parser.parse_args()
-    fractions = [float(f) for f in args.fractions.split(",")]
+    balances = [float(b) for b in args.balances.split(",")]
     rows = {}
     for case in multiclass_cases():
         X, y = case.load()
@@ -39,15 +39,16 @@ def main():
         kmeans = KMeans(n_clusters=k, n_init=10, random_state=0).fit(X)
         kmeans_time = time.perf_counter() - start
         row = {"KMeans": 100 * clustering_error(y, kmeans.labels_)}
-        for fraction in fractions:
-            evo_multiclass.MIN_SIZE_FRACTION = fraction
+        for balance in balances:
             for Estimator in (EvoMMC, FastEvoMMC):
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     start = time.perf_counter()
-                    est = Estimator(n_clusters=k, random_state=0).fit(X)
+                    est = Estimator(
+                        n_clusters=k, class_balance=balance, random_state=0
+                    ).fit(X)
                     seconds = time.perf_counter() - start
-                row[f"{Estimator.__name__} {fraction:g}"] = {
+                row[f"{Estimator.__name__} class_balance={balance:g}"] = {
                     "error": 100 * clustering_error(y, est.labels_),
                     "fitness": float(est.objective_),
                     "time_over_kmeans": seconds / kmeans_time,
