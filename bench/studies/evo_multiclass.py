@@ -59,7 +59,7 @@ def main():
         )
         print(f"{case.name}: KMeans {row['KMeans']:.2f} {cells}", flush=True)
     print(
-        "\n| estimator, smallest cluster / mean size | mean error | worse than "
+        "\n| estimator | mean error | worse than "
         "KMeans + 1 | median time / KMeans |\n|---|---|---|---|"
     )
     kmeans = np.array([r["KMeans"] for r in rows.values()])
