@@ -94,7 +94,9 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
         basis, dual_coef = self._fit_basis(X, gamma, random_state)
         basis = tie_duplicates(basis, duplicate_representatives(X))
         if self.n_clusters > 2:
-            return self._fit_clusters(basis, dual_coef, init_labels, random_state)
+            return self._fit_clusters(
+                basis, dual_coef, init_labels, random_state, all_rows_identical(X)
+            )
         bound = balance_bound(self.class_balance, n_samples)
         # Spectral starts are local optima of large moves already: the
         # evolution only fine-tunes them, by single flips (or swaps). Random

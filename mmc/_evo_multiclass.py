@@ -32,6 +32,7 @@ from mmc._core._evo import fitness
 from mmc._core._evo_multiclass import local_search
 from mmc._evo_search import RunResult
 from mmc._kmeans import nearest_centres, stable_kmeans
+from mmc._labelling import warn_if_one_cluster
 from mmc._seeds import draw_seeds
 from mmc._threads import best_of_restarts, raise_if_stopped
 
@@ -76,18 +77,19 @@ def enforce_min_size(labels, coordinates, centres, min_size):
     """
     n_clusters = centres.shape[0]
     labels = labels.copy()
+    sizes = np.bincount(labels, minlength=n_clusters)
     for p in range(n_clusters):
-        deficit = min_size - int(np.sum(labels == p))
-        if deficit <= 0:
+        if sizes[p] >= min_size:
             continue
         distances = ((coordinates - centres[p]) ** 2).sum(axis=1)
         for i in np.argsort(distances, kind="stable"):
-            if deficit == 0:
+            if sizes[p] == min_size:
                 break
             q = labels[i]
-            if q != p and np.sum(labels == q) > min_size:
+            if q != p and sizes[q] > min_size:
                 labels[i] = p
-                deficit -= 1
+                sizes[q] -= 1
+                sizes[p] += 1
     return labels
 
 
@@ -181,8 +183,13 @@ def first_occurrence_order(labels, n_clusters):
 class _MulticlassEvoMixin:
     """The fit of EvoMMC and FastEvoMMC with more than two clusters."""
 
-    def _fit_clusters(self, basis, dual_coef, init_labels, random_state):
-        """Restarts of :func:`multiclass_run`; the lowest fitness wins."""
+    def _fit_clusters(self, basis, dual_coef, init_labels, random_state, identical):
+        """Restarts of :func:`multiclass_run`; the lowest fitness wins.
+
+        With ``identical`` samples every clustering of the same sizes has
+        the same fitness: they all go to one cluster, with a warning, as
+        with two clusters.
+        """
         name = type(self).__name__
         k = self.n_clusters
         coordinates = kernel_coordinates(basis) if init_labels is None else None
@@ -207,7 +214,12 @@ class _MulticlassEvoMixin:
 
         n_runs = self.n_init if init_labels is None else 1
         seeds = draw_seeds(random_state, n_runs)
-        best, _ = best_of_restarts(run, list(seeds), self.n_jobs)
+        if identical:
+            labels = np.zeros(basis.V.shape[0], dtype=np.uint8)
+            U = indicator_coordinates(basis.V, labels, k)
+            best = RunResult(labels, U, multiclass_fitness(basis, U), 0, 0)
+        else:
+            best, _ = best_of_restarts(run, list(seeds), self.n_jobs)
         if best.n_generations >= self.max_generations:
             warn(
                 f"{name} stopped at max_generations={self.max_generations} sweeps "
@@ -224,7 +236,9 @@ class _MulticlassEvoMixin:
         self.dual_coef_ = np.column_stack([dual_coef(u) for u in U])
         self.intercept_ = np.zeros(k)
         n_found = np.unique(self.labels_).size
-        if n_found < k:
+        if identical:
+            warn_if_one_cluster(name, self.labels_)
+        elif n_found < k:
             warn(
                 f"{name} found {n_found} non-empty clusters out of {k}.",
                 ConvergenceWarning,

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from sklearn.datasets import make_blobs
+from sklearn.exceptions import ConvergenceWarning
 
 from mmc import EvoMMC, FastEvoMMC
 from mmc._core._evo_multiclass import local_search
@@ -163,3 +164,12 @@ def test_bad_n_clusters_is_rejected_clearly(Estimator):
         Estimator(n_clusters=6).fit(X)
     with pytest.raises(ValueError, match="n_clusters"):
         Estimator(n_clusters=1).fit(X)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_identical_samples_make_one_cluster_with_a_warning(Estimator):
+    X = np.ones((20, 3))
+    with pytest.warns(ConvergenceWarning, match="one cluster"):
+        est = Estimator(n_clusters=3, random_state=0).fit(X)
+    np.testing.assert_array_equal(est.labels_, 0)
+    np.testing.assert_array_equal(est.predict(X[:2]), 0)
