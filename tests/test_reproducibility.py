@@ -79,12 +79,14 @@ def _unsorted(X):
 # EvoMMC until identical samples got identical rows of V. Besides the labels,
 # the integer counts of the search (generations, iterations, constraints)
 # and FastEvoMMC's landmarks must agree: a search that took another path and
-# landed on the same labels would show there.
+# landed on the same labels would show there. Digits {0, 6, 8, 9} in four
+# clusters cover the k-cluster searches (CPM3C, EvoMMC, FastEvoMMC).
 _CORETYPE_SCRIPT = textwrap.dedent(
     """
     import hashlib, json, sys, warnings
     import numpy as np
     import threadpoolctl
+    from sklearn.datasets import load_digits
     sys.path.insert(0, {tests!r})
     from test_reproducibility import ESTIMATORS, _digit_pair, _make
 
@@ -94,17 +96,23 @@ _CORETYPE_SCRIPT = textwrap.dedent(
         "7v9": _digit_pair(7, 9),
         "3v9dup": _digit_pair(3, 9, scale=15.0, duplicates=True),
     }}
-    for name in ESTIMATORS:
-        for key, X in data.items():
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                est = _make(name).fit(X)
-            digest = hashlib.sha1(np.asarray(est.labels_, np.int8).tobytes())
-            for attribute in ("n_generations_", "n_iter_", "n_constraints_"):
-                digest.update(repr(getattr(est, attribute, None)).encode())
-            if name == "FastEvoMMC":
-                digest.update(np.ascontiguousarray(est.X_landmarks_).tobytes())
-            fits[f"{{name}} {{key}}"] = digest.hexdigest()[:16]
+    # And four clusters, for the estimators that take n_clusters.
+    digits = load_digits()
+    subset = np.isin(digits.target, (0, 6, 8, 9))
+    X4 = digits.data[subset] / 16.0
+    runs = [(name, key, X, {{}}) for name in ESTIMATORS for key, X in data.items()]
+    runs += [(name, "0689k4", X4, {{"n_clusters": 4}})
+             for name in ("CPM3C", "EvoMMC", "FastEvoMMC")]
+    for name, key, X, params in runs:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est = _make(name, **params).fit(X)
+        digest = hashlib.sha1(np.asarray(est.labels_, np.int8).tobytes())
+        for attribute in ("n_generations_", "n_iter_", "n_constraints_"):
+            digest.update(repr(getattr(est, attribute, None)).encode())
+        if name == "FastEvoMMC":
+            digest.update(np.ascontiguousarray(est.X_landmarks_).tobytes())
+        fits[f"{{name}} {{key}}"] = digest.hexdigest()[:16]
     archs = sorted({{i.get("architecture") for i in threadpoolctl.threadpool_info()
                     if i["user_api"] == "blas"}})
     json.dump({{"architectures": archs, "fits": fits}}, sys.stdout)
