@@ -4,11 +4,10 @@ from numbers import Integral
 
 import numpy as np
 from sklearn.base import _fit_context
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from mmc._base import row_kernel, warn
+from mmc._base import row_kernel
 from mmc._core._common import row_sq_norms
 from mmc._core._cpm3c import assign
 from mmc._cpm3c_constraints import MulticlassConstraints, class_scores
@@ -16,7 +15,7 @@ from mmc._cutting_plane import _CuttingPlaneEstimator
 from mmc._dask_api import is_dask_array, map_blocks_predict
 from mmc._docstrings import fill_doc
 from mmc._feature_map import FEATURE_MAP_PARAMETERS
-from mmc._labelling import warn_if_one_cluster
+from mmc._labelling import first_occurrence_order, warn_if_clusters_lost
 from mmc._starts import (
     MULTICLASS_INIT_METHODS,
     cluster_means,
@@ -371,24 +370,19 @@ class CPM3C(_CuttingPlaneEstimator):
         # The problem is symmetric under a permutation of the classes; name
         # the clusters in the order in which they first occur in X (empty
         # ones last), whichever start won.
-        _, first = np.unique(labels, return_index=True)
-        order = labels[np.sort(first)]
-        order = np.concatenate([order, np.setdiff1d(np.arange(self.n_clusters), order)])
+        order, _ = first_occurrence_order(labels, self.n_clusters)
         self.coef_ = np.ascontiguousarray(coef[order])
         self.intercept_ = np.ascontiguousarray(self.intercept_[order])
         # (A sample whose best scores tie goes to the lowest index, so it
         # may change cluster with the naming: predict again.)
         self.labels_ = self._assign(X)
-        n_found = first.size
-        if n_found == 1:
-            warn_if_one_cluster("CPM3C", self.labels_)
-        elif n_found < self.n_clusters:
-            warn(
-                f"CPM3C found {n_found} non-empty clusters out of "
-                f"n_clusters={self.n_clusters} in every run; the data may not "
-                "have that many clusters, or class_balance may be too loose.",
-                ConvergenceWarning,
-            )
+        warn_if_clusters_lost(
+            "CPM3C",
+            self.labels_,
+            self.n_clusters,
+            " in every run; the data may not have that many clusters, or "
+            "class_balance may be too loose",
+        )
 
     def decision_function(self, X):
         """Score of each sample for each cluster.

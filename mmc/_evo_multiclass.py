@@ -32,7 +32,7 @@ from mmc._core._evo import fitness
 from mmc._core._evo_multiclass import local_search
 from mmc._evo_search import RunResult
 from mmc._kmeans import nearest_centres, stable_kmeans
-from mmc._labelling import warn_if_one_cluster
+from mmc._labelling import first_occurrence_order, warn_if_clusters_lost
 from mmc._seeds import draw_seeds
 from mmc._threads import best_of_restarts, raise_if_stopped
 
@@ -169,17 +169,6 @@ def multiclass_run(
     return RunResult(labels, U, multiclass_fitness(basis, U), n_sweeps, seed)
 
 
-def first_occurrence_order(labels, n_clusters):
-    """Relabelling that numbers the clusters in the order they first occur."""
-    _, first = np.unique(labels, return_index=True)
-    present = np.unique(labels)[np.argsort(first, kind="stable")]
-    absent = np.setdiff1d(np.arange(n_clusters), present)
-    order = np.concatenate([present, absent]).astype(np.intp)
-    relabel = np.empty(n_clusters, dtype=np.intp)
-    relabel[order] = np.arange(n_clusters)
-    return order, relabel
-
-
 class _MulticlassEvoMixin:
     """The fit of EvoMMC and FastEvoMMC with more than two clusters."""
 
@@ -192,8 +181,11 @@ class _MulticlassEvoMixin:
         """
         name = type(self).__name__
         k = self.n_clusters
-        coordinates = kernel_coordinates(basis) if init_labels is None else None
         start = self.init if init_labels is None else init_labels
+        # The k-means starts need the kernel principal components (n x r),
+        # once for all runs; the other starts do not.
+        spectral = isinstance(start, str) and start == "spectral"
+        coordinates = kernel_coordinates(basis) if spectral else None
 
         def run(seed):
             result = multiclass_run(
@@ -235,12 +227,5 @@ class _MulticlassEvoMixin:
         self.n_components_ = basis.V.shape[1]
         self.dual_coef_ = np.column_stack([dual_coef(u) for u in U])
         self.intercept_ = np.zeros(k)
-        n_found = np.unique(self.labels_).size
-        if identical:
-            warn_if_one_cluster(name, self.labels_)
-        elif n_found < k:
-            warn(
-                f"{name} found {n_found} non-empty clusters out of {k}.",
-                ConvergenceWarning,
-            )
+        warn_if_clusters_lost(name, self.labels_, k)
         return self

@@ -116,7 +116,11 @@ def stable_kmeans(X, n_clusters, random_state, max_iter):
         Coincident centres are possible when X has fewer distinct rows than
         n_clusters. An empty cluster keeps its centre.
     """
-    X, norms, rel = rounding_scale(X)
+    return _stable_kmeans(*rounding_scale(X), n_clusters, random_state, max_iter)
+
+
+def _stable_kmeans(X, norms, rel, n_clusters, random_state, max_iter):
+    """:func:`stable_kmeans` on X already prepared by :func:`rounding_scale`."""
     n_samples = X.shape[0]
     top_norm = float(norms.max(initial=0.0))
 
@@ -189,7 +193,7 @@ def best_kmeans_centres(X, n_clusters, random_state, n_runs, max_iter=300):
     n_samples = X.shape[0]
     runs, inertias, bounds = [], [], []
     for _ in range(n_runs):
-        centres = stable_kmeans(X, n_clusters, random_state, max_iter)
+        centres = _stable_kmeans(X, norms, rel, n_clusters, random_state, max_iter)
         centre_norms = np.einsum("ij,ij->i", centres, centres)
         _, nearest = _nearest_centres(X, norms, centres, rel)
         inertia = float(np.maximum(norms + nearest, 0.0).sum())

@@ -100,3 +100,34 @@ def warn_if_one_cluster(name, labels):
             "along which it splits (for example, all samples are identical).",
             ConvergenceWarning,
         )
+
+
+def warn_if_clusters_lost(name, labels, n_clusters, detail=""):
+    """Warn (ConvergenceWarning) when ``labels`` hold fewer than
+    ``n_clusters`` clusters: as :func:`warn_if_one_cluster` for a single
+    one, else naming how many were found (``detail`` goes after)."""
+    n_found = np.unique(labels).size
+    if n_found == 1:
+        warn_if_one_cluster(name, labels)
+    elif n_found < n_clusters:
+        warn(
+            f"{name} found {n_found} non-empty clusters out of "
+            f"n_clusters={n_clusters}{detail}.",
+            ConvergenceWarning,
+        )
+
+
+def first_occurrence_order(labels, n_clusters):
+    """Renaming of clusters in the order in which they first occur.
+
+    Returns ``order``, the old cluster of each new one (clusters absent
+    from ``labels`` last), and ``relabel``, its inverse: ``relabel[labels]``
+    are the renamed labels.
+    """
+    _, first = np.unique(labels, return_index=True)
+    order = labels[np.sort(first)]
+    order = np.concatenate([order, np.setdiff1d(np.arange(n_clusters), order)])
+    order = order.astype(np.intp)
+    relabel = np.empty(n_clusters, dtype=np.intp)
+    relabel[order] = np.arange(n_clusters)
+    return order, relabel

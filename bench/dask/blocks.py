@@ -13,7 +13,7 @@ import sys
 import tempfile
 
 import dask.array as da
-from distributed import Client, LocalCluster
+from distributed import Client
 
 import mmc.bench._dask as dask_bench
 from mmc.bench._timing import loglog_slope
@@ -23,17 +23,7 @@ if __name__ == "__main__":
     directory = tempfile.mkdtemp(prefix="mmc-blocks-")
     times = {}
     try:
-        with (
-            LocalCluster(
-                n_workers=2,
-                threads_per_worker=1,
-                processes=True,
-                memory_limit=dask_bench.WORKER_MEMORY,
-                dashboard_address=":0",
-                silence_logs=40,
-            ) as cluster,
-            Client(cluster) as client,
-        ):
+        with dask_bench.local_cluster() as cluster, Client(cluster) as client:
             for n_samples in (1_000_000, 3_000_000, 10_000_000):
                 path = os.path.join(directory, f"X_{n_samples}.zarr")
                 dask_bench.dask_data(n_samples, 0).to_zarr(path)

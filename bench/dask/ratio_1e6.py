@@ -12,10 +12,10 @@ import os
 import time
 
 import dask
-from distributed import Client, LocalCluster, wait
+from distributed import Client, wait
 
 from mmc import CPMMC
-from mmc.bench._dask import dask_data
+from mmc.bench._dask import dask_data, local_cluster
 from mmc.metrics import clustering_error
 
 
@@ -26,17 +26,7 @@ def timed_fit(X):
 
 
 if __name__ == "__main__":
-    with (
-        LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            memory_limit="1GB",
-            dashboard_address=":0",
-            silence_logs=40,
-        ) as cluster,
-        Client(cluster),
-    ):
+    with local_cluster() as cluster, Client(cluster):
         lazy = dask_data(1_000_000, 0)
         X = lazy.compute()
         persisted = lazy.persist()

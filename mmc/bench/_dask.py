@@ -103,6 +103,21 @@ class _PeakMemory:
         self._thread.join()
 
 
+def local_cluster():
+    """The cluster of the measurements: 2 single-threaded worker processes
+    of ``WORKER_MEMORY`` each."""
+    from distributed import LocalCluster
+
+    return LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        memory_limit=WORKER_MEMORY,
+        dashboard_address=":0",  # any free port: never a clash
+        silence_logs=40,
+    )
+
+
 def _fit(client, X, seed):
     with _PeakMemory(client) as memory:
         start = time.perf_counter()
@@ -120,24 +135,14 @@ def _fit(client, X, seed):
 def run(quick=False, random_state=0, data_dir=None, progress=None):
     """Run the measurements; returns a dict (see the module docstring)."""
     import dask.array as da
-    from distributed import Client, LocalCluster, wait
+    from distributed import Client, wait
 
     sizes = QUICK_SIZES if quick else SIZES
     in_memory_limit = max(QUICK_SIZES) if quick else IN_MEMORY_LIMIT
     directory = tempfile.mkdtemp(prefix="mmc-dask-bench-", dir=data_dir)
     records = []
     try:
-        with (
-            LocalCluster(
-                n_workers=2,
-                threads_per_worker=1,
-                processes=True,
-                memory_limit=WORKER_MEMORY,
-                dashboard_address=":0",  # any free port: never a clash
-                silence_logs=40,
-            ) as cluster,
-            Client(cluster) as client,
-        ):
+        with local_cluster() as cluster, Client(cluster) as client:
             for n_samples in progress(sizes) if progress else sizes:
                 lazy = dask_data(n_samples, random_state)
                 path = os.path.join(directory, f"X_{n_samples}.zarr")
