@@ -7,6 +7,7 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from mmc._balance import margin_balance
 from mmc._base import row_kernel
 from mmc._core._common import row_sq_norms
 from mmc._core._cpm3c import assign
@@ -18,6 +19,7 @@ from mmc._feature_map import FEATURE_MAP_PARAMETERS
 from mmc._labelling import first_occurrence_order, warn_if_clusters_lost
 from mmc._starts import (
     MULTICLASS_INIT_METHODS,
+    MULTICLASS_KMEANS_RUNS,
     cluster_means,
     initial_centres,
     multiclass_start_methods,
@@ -93,8 +95,15 @@ class CPM3C(_CuttingPlaneEstimator):
         relative to the spread of the data. ``"auto"`` is 20 with the linear
         kernel and 100 with any other, as for :class:`CPMMC`.
 
-    class_balance : float, default=0.03
+    class_balance : "auto" or float, default="auto"
         Bound on the differences of the mean margins of the classes.
+        ``"auto"`` sets it from the data without labels: 0.03 (the paper's
+        bound) when the clusters of k-means (the best of the runs of the
+        ``"kmeans"`` start) are as even as sampling noise allows (the largest
+        and smallest proportions differ by at most ``3 / sqrt(n_samples)``),
+        else ``2 (max_p pi_p - min_p pi_p) + 0.03`` for their proportions
+        ``pi_p``, the bound at which those clusters fit when every sample has
+        a margin of 1. The bound used is ``class_balance_``.
 
     epsilon : float, default=0.01
         Precision of the cutting-plane method.
@@ -168,6 +177,10 @@ class CPM3C(_CuttingPlaneEstimator):
     objective_ : float
         Value of the objective above at the solution.
 
+    class_balance_ : float
+        The balance bound the runs used: ``class_balance``, or the value
+        ``"auto"`` chose.
+
     n_iter_ : int
         Number of cutting-plane iterations of the selected run.
 
@@ -212,7 +225,7 @@ class CPM3C(_CuttingPlaneEstimator):
         self,
         n_clusters=2,
         C="auto",
-        class_balance=0.03,
+        class_balance="auto",
         epsilon=0.01,
         tol=1e-4,
         max_iter=100,
@@ -280,6 +293,11 @@ class CPM3C(_CuttingPlaneEstimator):
 
     def _n_iter_no_change(self):
         return self.n_iter_no_change
+
+    # class_balance="auto": CPM3C's balance term, estimated from the clusters
+    # of its "kmeans" start.
+    _balance_of = staticmethod(margin_balance)
+    _balance_kmeans_runs = MULTICLASS_KMEANS_RUNS
 
     def _start_methods(self):
         return multiclass_start_methods(self.init, self.n_init)

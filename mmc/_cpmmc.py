@@ -238,10 +238,14 @@ class CPMMC(_BinaryCuttingPlane):
         cluster) optimal. ``"auto"`` is 20 with the linear kernel and 100
         with any other (see Notes).
 
-    class_balance : float, default=0.03
+    class_balance : "auto" or float, default="auto"
         Bound on the absolute mean decision value ``|mean_i f(x_i)|``: 0 asks
         for decision values that sum to zero, larger values allow more
-        unequal clusters.
+        unequal clusters. ``"auto"`` sets it from the data without labels:
+        0.03 (the paper's bound) when the two clusters of a k-means run are
+        as even as sampling noise allows (their proportions differ by at
+        most ``3 / sqrt(n_samples)``), else their imbalance
+        ``|n_1 - n_2| / n`` plus 0.03. The bound used is ``class_balance_``.
 
     epsilon : float, default=0.01
         Precision of the cutting-plane method: it stops when no constraint is
@@ -296,6 +300,10 @@ class CPMMC(_BinaryCuttingPlane):
     objective_ : float
         Value of the MMC objective above at the solution (the quantity
         minimised over restarts).
+
+    class_balance_ : float
+        The balance bound the runs used: ``class_balance``, or the value
+        ``"auto"`` chose.
 
     n_iter_ : int
         Number of cutting-plane iterations of the selected run.
@@ -357,7 +365,7 @@ class CPMMC(_BinaryCuttingPlane):
     def __init__(
         self,
         C="auto",
-        class_balance=0.03,
+        class_balance="auto",
         epsilon=0.01,
         tol=1e-4,
         max_iter=100,

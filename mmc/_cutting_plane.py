@@ -48,6 +48,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from mmc import _dask_starts as blocked
+from mmc._balance import auto_class_balance, kmeans_cluster_sizes, size_balance
 from mmc._base import _BaseMMC, column_means, decision_values, warn
 from mmc._dask import RowBlocks, decision_values_on_blocks
 from mmc._dask_api import is_dask_array, refuse_dask
@@ -209,7 +210,7 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         **_BaseMMC._parameter_constraints,
         **_FeatureMapMixin._feature_map_constraints,
         "C": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
-        "class_balance": [Interval(Real, 0, None, closed="left")],
+        "class_balance": [StrOptions({"auto"}), Interval(Real, 0, None, closed="left")],
         "epsilon": [Interval(Real, 0, None, closed="neither")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
@@ -218,6 +219,11 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
 
     # Whether fit takes Dask arrays (see mmc/_dask.py).
     _takes_dask = False
+
+    # class_balance="auto": the balance term as a function of the cluster
+    # proportions, and the k-means runs that estimate them (mmc/_balance.py).
+    _balance_of = staticmethod(size_balance)
+    _balance_kmeans_runs = 1
 
     def _fit(self, X):
         """Validate X, map it to the kernel's features and fit on them."""
@@ -275,8 +281,14 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         if labels is None:
             methods = self._start_methods()
             starts = list(zip(methods, draw_seeds(random_state, len(methods))))
+            # The first restart's seed: no draw of its own, so that a fixed
+            # class_balance gives the same fit as before "auto" existed.
+            self.class_balance_ = self._resolve_class_balance(
+                X, x_mean, seed=starts[0][1]
+            )
         else:
             starts = [("array", labels)]
+            self.class_balance_ = self._resolve_class_balance(X, x_mean, labels=labels)
 
         def run_once(start, **options):
             method, arg = start
@@ -286,7 +298,7 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
             # the working set reports loss_ws = scale * loss.
             C = self._resolve_C() / (top_variance * self._loss_scale)
             working_set = self._make_working_set(
-                X, x_mean, min(self.max_iter, 8), C, self.class_balance, **options
+                X, x_mean, min(self.max_iter, 8), C, self.class_balance_, **options
             )
             working_set.start(state)
             result = cutting_plane_run(
@@ -323,6 +335,25 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         self.n_constraints_ = best.n_constraints
         self._set_solution(X, best)
         return self
+
+    def _resolve_class_balance(self, X, x_mean, seed=None, labels=None):
+        """The bound of the runs: ``class_balance``, or for ``"auto"`` the rule
+        of :mod:`mmc._balance` on the clusters of ``labels`` (the initial
+        clustering given as ``init``) or of k-means drawn from ``seed``."""
+        if self.class_balance != "auto":
+            return float(self.class_balance)
+        n_clusters = self._n_clusters()
+        if labels is None and isinstance(X, RowBlocks):
+            labels = blocked.kmeans_labels(
+                X, n_clusters, np.random.RandomState(seed), x_mean, X.column_variance
+            )
+        if labels is None:
+            sizes = kmeans_cluster_sizes(
+                X, n_clusters, seed, n_runs=self._balance_kmeans_runs
+            )
+        else:
+            sizes = np.bincount(labels, minlength=n_clusters)
+        return auto_class_balance(sizes, self._balance_of)
 
     def _resolve_C(self):
         """The value of C, with ``"auto"`` resolved for the kernel."""

@@ -63,11 +63,17 @@ n_clusters : int, default=2
     + KERNEL_COEFFICIENTS
     + """
 
-    class_balance : float, default=0.03
+    class_balance : "auto" or float, default="auto"
         Bound on ``|mean_i y_i|``: every labelling the search visits has
         ``|sum_i y_i| <= class_balance * n_samples`` (the paper's ``l``);
         with k clusters, each keeps at least ``(1 - class_balance) n / k``
-        samples. Unbalanced clusters need a larger value.
+        samples. ``"auto"`` sets it from the data without labels: 0.03 (the
+        paper's bound) when the clusters of k-means on X are as even as
+        sampling noise allows (the largest and smallest proportions differ
+        by at most ``3 / sqrt(n_samples)``), else the value at which the
+        smallest of them fits, ``1 - k min_p pi_p``, plus 0.03 (for two
+        clusters their imbalance ``|n_1 - n_2| / n`` plus 0.03). The bound
+        used is ``class_balance_``.
 
     population_size : int, default=10
         Number of individuals kept from one generation to the next (mu).
@@ -130,6 +136,10 @@ labels_ : ndarray of shape (n_samples,)
 
     gamma_ : float
         The kernel coefficient used.
+
+    class_balance_ : float
+        The balance bound the search used: ``class_balance``, or the value
+        ``"auto"`` chose.
 
     intercept_ : float or ndarray of shape (n_clusters,)
         Threshold subtracted from the least-squares predictions in

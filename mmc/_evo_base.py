@@ -6,6 +6,7 @@ clusters in :mod:`mmc._evo_search` (its loop in ``mmc._core._evo``), the
 local search of more in :mod:`mmc._evo_multiclass`.
 """
 
+import copy
 from numbers import Integral, Real
 
 import numpy as np
@@ -14,6 +15,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from mmc._balance import auto_class_balance, kmeans_cluster_sizes, size_balance
 from mmc._base import _BaseMMC, _BinaryPredictMixin, warn
 from mmc._core._evo import fitness
 from mmc._evo_basis import (
@@ -32,6 +34,7 @@ from mmc._evo_search import (
 from mmc._feature_map import KERNEL_COEFFICIENT_CONSTRAINTS
 from mmc._labelling import balance_bound, orientation, warn_if_one_cluster
 from mmc._seeds import draw_seeds
+from mmc._starts import MULTICLASS_KMEANS_RUNS
 from mmc._threads import best_of_restarts, single_blas_thread
 from mmc.kernels import KERNELS, resolve_gamma
 
@@ -53,7 +56,7 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
         "reg": [Interval(Real, 0, None, closed="neither")],
         "kernel": [StrOptions(set(KERNELS))],
         **KERNEL_COEFFICIENT_CONSTRAINTS,
-        "class_balance": [Interval(Real, 0, 1, closed="both")],
+        "class_balance": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="both")],
         "population_size": [Interval(Integral, 1, None, closed="left")],
         "offspring": [Interval(Integral, 1, None, closed="left")],
         "max_generations": [Interval(Integral, 1, None, closed="left")],
@@ -72,6 +75,23 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
             "degree": self.degree,
             "coef0": self.coef0,
         }
+
+    def _resolve_class_balance(self, X, random_state, init_labels):
+        """The bound of the search: ``class_balance``, or for ``"auto"`` the
+        rule of :mod:`mmc._balance` on the clusters of ``init_labels`` (the
+        initial clustering given as ``init``) or of k-means on X."""
+        if self.class_balance != "auto":
+            return float(self.class_balance)
+        k = self.n_clusters
+        if init_labels is not None:
+            sizes = np.bincount(init_labels, minlength=k)
+        else:
+            # The seed that the generator draws next, without drawing it: a
+            # fixed class_balance gives the fit it gave before "auto".
+            seed = draw_seeds(copy.deepcopy(random_state))
+            n_runs = 1 if k == 2 else MULTICLASS_KMEANS_RUNS
+            sizes = kmeans_cluster_sizes(X, k, seed, n_runs=n_runs)
+        return auto_class_balance(sizes, size_balance)
 
     @single_blas_thread
     def _fit(self, X):
@@ -93,11 +113,12 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
         self.gamma_ = gamma
         basis, dual_coef = self._fit_basis(X, gamma, random_state)
         basis = tie_duplicates(basis, duplicate_representatives(X))
+        self.class_balance_ = self._resolve_class_balance(X, random_state, init_labels)
         if self.n_clusters > 2:
             return self._fit_clusters(
                 basis, dual_coef, init_labels, random_state, all_rows_identical(X)
             )
-        bound = balance_bound(self.class_balance, n_samples)
+        bound = balance_bound(self.class_balance_, n_samples)
         # Spectral starts are local optima of large moves already: the
         # evolution only fine-tunes them, by single flips (or swaps). Random
         # starts follow the paper's schedule of n / (t + 1) flips at

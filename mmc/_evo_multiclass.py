@@ -192,7 +192,7 @@ class _MulticlassEvoMixin:
                 basis,
                 coordinates,
                 k,
-                class_balance=self.class_balance,
+                class_balance=self.class_balance_,
                 start=start,
                 seed=int(seed),
                 max_sweeps=self.max_generations,

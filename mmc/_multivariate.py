@@ -206,8 +206,13 @@ class MultivariateMMC(_BinaryCuttingPlane):
         constraints). Kernel feature maps concentrate the spread on a few
         directions, which calls for a larger C (as for :class:`CPMMC`).
 
-    class_balance : float, default=0.03
+    class_balance : "auto" or float, default="auto"
         Bound on the absolute mean decision value ``|mean_i f(x_i)|``.
+        ``"auto"`` sets it from the data without labels:
+        0.03 (the paper's bound) when the two clusters of a k-means run are
+        as even as sampling noise allows (their proportions differ by at
+        most ``3 / sqrt(n_samples)``), else their imbalance
+        ``|n_1 - n_2| / n`` plus 0.03. The bound used is ``class_balance_``.
 
     epsilon : float, default=0.01
         Precision of the cutting-plane method, in units of the loss: it stops
@@ -258,6 +263,10 @@ class MultivariateMMC(_BinaryCuttingPlane):
 
     objective_ : float
         Value of the objective above at the solution.
+
+    class_balance_ : float
+        The balance bound the runs used: ``class_balance``, or the value
+        ``"auto"`` chose.
 
     n_iter_ : int
         Number of cutting-plane iterations of the selected run.
@@ -326,7 +335,7 @@ class MultivariateMMC(_BinaryCuttingPlane):
         loss="nmi",
         beta=1.0,
         C="auto",
-        class_balance=0.03,
+        class_balance="auto",
         epsilon=0.01,
         tol=1e-4,
         max_iter=100,
