@@ -19,7 +19,6 @@ from mmc._feature_map import FEATURE_MAP_PARAMETERS
 from mmc._labelling import first_occurrence_order, warn_if_clusters_lost
 from mmc._starts import (
     MULTICLASS_INIT_METHODS,
-    MULTICLASS_KMEANS_RUNS,
     cluster_means,
     initial_centres,
     multiclass_start_methods,
@@ -294,10 +293,8 @@ class CPM3C(_CuttingPlaneEstimator):
     def _n_iter_no_change(self):
         return self.n_iter_no_change
 
-    # class_balance="auto": CPM3C's balance term, estimated from the clusters
-    # of its "kmeans" start.
+    # class_balance="auto": CPM3C's balance term (mmc/_balance.py).
     _balance_of = staticmethod(margin_balance)
-    _balance_kmeans_runs = MULTICLASS_KMEANS_RUNS
 
     def _start_methods(self):
         return multiclass_start_methods(self.init, self.n_init)

@@ -223,7 +223,6 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
     # class_balance="auto": the balance term as a function of the cluster
     # proportions, and the k-means runs that estimate them (mmc/_balance.py).
     _balance_of = staticmethod(size_balance)
-    _balance_kmeans_runs = 1
 
     def _fit(self, X):
         """Validate X, map it to the kernel's features and fit on them."""
@@ -283,12 +282,10 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
             starts = list(zip(methods, draw_seeds(random_state, len(methods))))
             # The first restart's seed: no draw of its own, so that a fixed
             # class_balance gives the same fit as before "auto" existed.
-            self.class_balance_ = self._resolve_class_balance(
-                X, x_mean, seed=starts[0][1]
-            )
+            self.class_balance_ = self._resolve_class_balance(X, seed=starts[0][1])
         else:
             starts = [("array", labels)]
-            self.class_balance_ = self._resolve_class_balance(X, x_mean, labels=labels)
+            self.class_balance_ = self._resolve_class_balance(X, labels=labels)
 
         def run_once(start, **options):
             method, arg = start
@@ -336,23 +333,18 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         self._set_solution(X, best)
         return self
 
-    def _resolve_class_balance(self, X, x_mean, seed=None, labels=None):
+    def _resolve_class_balance(self, X, seed=None, labels=None):
         """The bound of the runs: ``class_balance``, or for ``"auto"`` the rule
         of :mod:`mmc._balance` on the clusters of ``labels`` (the initial
         clustering given as ``init``) or of k-means drawn from ``seed``."""
         if self.class_balance != "auto":
             return float(self.class_balance)
         n_clusters = self._n_clusters()
-        if labels is None and isinstance(X, RowBlocks):
-            labels = blocked.kmeans_labels(
-                X, n_clusters, np.random.RandomState(seed), x_mean, X.column_variance
-            )
-        if labels is None:
-            sizes = kmeans_cluster_sizes(
-                X, n_clusters, seed, n_runs=self._balance_kmeans_runs
-            )
-        else:
+        if labels is not None:
             sizes = np.bincount(labels, minlength=n_clusters)
+        else:
+            take_rows = blocked.take_rows if isinstance(X, RowBlocks) else None
+            sizes = kmeans_cluster_sizes(X, n_clusters, seed, take_rows)
         return auto_class_balance(sizes, self._balance_of)
 
     def _resolve_C(self):

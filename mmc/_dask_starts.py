@@ -207,6 +207,26 @@ def _fetch_rows(blocks, indices, x_mean):
     return out
 
 
+def _stored_rows(block, _state, local):
+    return None, block[local]
+
+
+def take_rows(blocks, indices):
+    """Rows of X at sorted global ``indices`` as they are stored (CSR stays
+    CSR), in one compute: the sample of :func:`mmc._balance.kmeans_cluster_sizes`."""
+    owner = np.searchsorted(blocks.starts, indices, side="right") - 1
+    tasks = [
+        blocks.dask.delayed(_stored_rows, pure=True)(
+            blocks.dask.delayed(prepare_block)(blocks.blocks[b], blocks.dtype),
+            None,
+            indices[owner == b] - blocks.starts[b],
+        )[1]
+        for b in np.unique(owner)
+    ]
+    parts = compute(blocks.dask, tasks)
+    return sp.vstack(parts, format="csr") if sp.issparse(parts[0]) else np.vstack(parts)
+
+
 def _seed(blocks, n_clusters, random_state, x_mean):
     """Greedy k-means++ seeding (scikit-learn's ``_kmeans_plusplus``)."""
     n_samples = blocks.shape[0]

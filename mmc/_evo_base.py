@@ -34,7 +34,6 @@ from mmc._evo_search import (
 from mmc._feature_map import KERNEL_COEFFICIENT_CONSTRAINTS
 from mmc._labelling import balance_bound, orientation, warn_if_one_cluster
 from mmc._seeds import draw_seeds
-from mmc._starts import MULTICLASS_KMEANS_RUNS
 from mmc._threads import best_of_restarts, single_blas_thread
 from mmc.kernels import KERNELS, resolve_gamma
 
@@ -89,8 +88,7 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
             # The seed that the generator draws next, without drawing it: a
             # fixed class_balance gives the fit it gave before "auto".
             seed = draw_seeds(copy.deepcopy(random_state))
-            n_runs = 1 if k == 2 else MULTICLASS_KMEANS_RUNS
-            sizes = kmeans_cluster_sizes(X, k, seed, n_runs=n_runs)
+            sizes = kmeans_cluster_sizes(X, k, seed)
         return auto_class_balance(sizes, size_balance)
 
     @single_blas_thread

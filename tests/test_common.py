@@ -263,7 +263,7 @@ def test_identical_samples_give_one_cluster_with_a_warning(Estimator):
         # others are +gap and -gap, at most class_balance apart.
         scores = np.sort(est.decision_function(X), axis=1)
         gap = scores[:, -1] - scores[:, -2]
-        assert np.all(gap <= est.class_balance / 2 + 1e-9)
+        assert np.all(gap <= est.class_balance_ / 2 + 1e-9)
 
 
 def test_duplicated_rows_and_constant_features(Estimator):

@@ -140,7 +140,7 @@ def test_restarts_keep_the_lowest_fitness(Estimator):
     assert best.objective_ <= single.objective_
     # Every cluster keeps at least (1 - class_balance) n / k samples.
     assert np.bincount(best.labels_).min() >= min_cluster_size(
-        120, 3, best.class_balance
+        120, 3, best.class_balance_
     )
 
 
@@ -151,7 +151,7 @@ def test_initial_labels_and_random_starts(Estimator):
     assert clustering_error(y, given.labels_) <= 0.01
     random = Estimator(n_clusters=3, init="random", random_state=0).fit(X)
     assert np.bincount(random.labels_, minlength=3).min() >= min_cluster_size(
-        180, 3, random.class_balance
+        180, 3, random.class_balance_
     )
     with pytest.raises(ValueError, match="exactly 3 distinct"):
         Estimator(n_clusters=3, init=y % 2, n_init=1).fit(X)

@@ -1,0 +1,139 @@
+"""class_balance="auto": the rule of mmc/_balance.py and the estimators
+that use it (CPMMC, MultivariateMMC, CPM3C, EvoMMC, FastEvoMMC)."""
+
+import math
+import pickle
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sklearn.datasets import make_blobs
+
+from mmc import CPM3C, CPMMC, EvoMMC, FastEvoMMC, MultivariateMMC
+from mmc._balance import (
+    NOISE_STANDARD_ERRORS,
+    PAPER_CLASS_BALANCE,
+    auto_class_balance,
+    kmeans_cluster_sizes,
+    margin_balance,
+    size_balance,
+)
+from mmc.metrics import clustering_error
+
+TWO_CLUSTER = (CPMMC, MultivariateMMC, EvoMMC, FastEvoMMC)
+ALL = (*TWO_CLUSTER, CPM3C)
+
+
+def _blobs(sizes, n_features=10, separation=4.0, random_state=0):
+    centres = np.zeros((len(sizes), n_features))
+    for p in range(1, len(sizes)):
+        centres[p, p - 1] = separation
+    return make_blobs(list(sizes), centers=centres, random_state=random_state)
+
+
+def _reference_auto(sizes, form):
+    """The rule written out for two to k clusters, sample counts in, bound out."""
+    n = sum(sizes)
+    largest, smallest = max(sizes) / n, min(sizes) / n
+    if largest - smallest <= 3.0 / math.sqrt(n):
+        return 0.03
+    if form == "size":
+        return min(1.0, 1.0 - len(sizes) * smallest + 0.03)
+    return 2.0 * (largest - smallest) + 0.03
+
+
+@pytest.mark.parametrize("seed", range(20))
+@pytest.mark.parametrize("form", ["size", "margin"])
+def test_auto_class_balance_matches_the_rule_written_out(seed, form):
+    rng = np.random.default_rng(seed)
+    k = int(rng.integers(2, 6))
+    sizes = rng.integers(1, 400, size=k)
+    balance_of = size_balance if form == "size" else margin_balance
+    assert auto_class_balance(sizes, balance_of) == pytest.approx(
+        _reference_auto(list(sizes), form), abs=1e-12
+    )
+
+
+def test_even_sizes_within_noise_keep_the_paper_bound():
+    n = 400
+    # 3 / sqrt(400) = 0.15: proportions 0.575 / 0.425 are within the noise.
+    assert NOISE_STANDARD_ERRORS / math.sqrt(n) == pytest.approx(0.15)
+    assert auto_class_balance([230, 170], size_balance) == PAPER_CLASS_BALANCE
+    assert auto_class_balance([241, 159], size_balance) == pytest.approx(0.205 + 0.03)
+    assert auto_class_balance([241, 159], margin_balance) == pytest.approx(0.44)
+    # Three clusters: the smallest one sets the size form.
+    assert auto_class_balance([300, 300, 100], size_balance) == pytest.approx(
+        1 - 3 * 100 / 700 + 0.03
+    )
+    assert auto_class_balance([1000, 1], size_balance) == 1.0
+
+
+def test_kmeans_cluster_sizes_are_the_same_for_dense_csr_and_float32():
+    X, _ = _blobs([300, 60])
+    X -= X.min()  # non-negative, like counts: CSR keeps every entry
+    sizes = kmeans_cluster_sizes(X, 2, seed=3)
+    assert abs(min(sizes) - 60) <= 10  # k-means errs near the boundary
+    np.testing.assert_array_equal(kmeans_cluster_sizes(sp.csr_matrix(X), 2, 3), sizes)
+    X32 = X.astype(np.float32).astype(np.float64)
+    np.testing.assert_array_equal(
+        kmeans_cluster_sizes(X32.astype(np.float32), 2, 3),
+        kmeans_cluster_sizes(X32, 2, 3),
+    )
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_auto_is_the_paper_bound_on_even_clusters_and_changes_nothing(cls):
+    X, _ = _blobs([150, 150], n_features=4)
+    auto = cls(random_state=0).fit(X)
+    fixed = cls(random_state=0, class_balance=0.03).fit(X)
+    assert auto.class_balance_ == fixed.class_balance_ == 0.03
+    np.testing.assert_array_equal(auto.labels_, fixed.labels_)
+    assert auto.objective_ == fixed.objective_
+
+
+# Gaussian blobs keep samples near the boundary changing side: the cutting
+# plane of CPMMC and MultivariateMMC may stop at max_iter (the labels count).
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("cls", ALL)
+def test_auto_admits_the_unequal_clusters_the_fixed_bound_splits(cls):
+    X, y = _blobs([600, 150])
+    auto = cls(random_state=0).fit(X)
+    fixed = cls(random_state=0, class_balance=0.03).fit(X)
+    expected = 0.6 + 0.03 if cls is not CPM3C else 2 * 0.6 + 0.03
+    assert auto.class_balance_ == pytest.approx(expected, abs=0.02)
+    assert fixed.class_balance_ == 0.03
+    auto_error = clustering_error(y, auto.labels_)
+    assert auto_error < 0.08
+    assert clustering_error(y, fixed.labels_) > auto_error + 0.1
+
+
+@pytest.mark.parametrize("cls", (EvoMMC, FastEvoMMC, CPM3C))
+def test_auto_with_k_clusters_lets_the_small_ones_keep_their_size(cls):
+    X, y = _blobs([300, 150, 60], n_features=6, separation=6.0)
+    est = cls(n_clusters=3, random_state=0).fit(X)
+    assert est.class_balance_ > 0.03
+    assert clustering_error(y, est.labels_) < 0.05
+
+
+@pytest.mark.parametrize("cls", (CPMMC, EvoMMC))
+def test_auto_takes_the_proportions_of_init_labels(cls):
+    X, _ = _blobs([150, 150], n_features=4)
+    init = np.r_[np.zeros(240, dtype=int), np.ones(60, dtype=int)]
+    est = cls(init=init, n_init=1, random_state=0).fit(X)
+    assert est.class_balance_ == pytest.approx(0.6 + 0.03)
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_fitted_auto_estimator_pickles_with_its_bound(cls):
+    X, _ = _blobs([200, 50], n_features=4)
+    est = cls(random_state=0).fit(X)
+    clone = pickle.loads(pickle.dumps(est))
+    assert clone.class_balance_ == est.class_balance_
+    np.testing.assert_array_equal(clone.predict(X), est.predict(X))
+
+
+@pytest.mark.parametrize("cls", ALL)
+def test_class_balance_rejects_other_strings(cls):
+    X, _ = _blobs([20, 20], n_features=2)
+    with pytest.raises(ValueError, match="class_balance"):
+        cls(class_balance="even").fit(X)
