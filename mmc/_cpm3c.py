@@ -217,7 +217,6 @@ class CPM3C(_CuttingPlaneEstimator):
         "n_clusters": [Interval(Integral, 2, 255, closed="both")],
         "init": [StrOptions({"auto", *MULTICLASS_INIT_METHODS}), "array-like"],
         "refine_init": ["boolean"],
-        "n_iter_no_change": [Interval(Integral, 1, None, closed="left"), None],
     }
 
     def __init__(
@@ -289,9 +288,6 @@ class CPM3C(_CuttingPlaneEstimator):
 
     def _n_clusters(self):
         return self.n_clusters
-
-    def _n_iter_no_change(self):
-        return self.n_iter_no_change
 
     # class_balance="auto": CPM3C's balance term (mmc/_balance.py).
     _balance_of = staticmethod(margin_balance)

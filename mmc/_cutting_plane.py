@@ -215,6 +215,7 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         "tol": [Interval(Real, 0, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "max_cccp_iter": [Interval(Integral, 1, None, closed="left")],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left"), None],
     }
 
     # Whether fit takes Dask arrays (see mmc/_dask.py).
@@ -364,8 +365,8 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         return 2
 
     def _n_iter_no_change(self):
-        """Early stop of the runs with free assignments: none by default."""
-        return None
+        """Early stop of the runs with free assignments."""
+        return self.n_iter_no_change
 
     def _run_start(self, run_once, start):
         """The run of one restart: ``run_once(start, **options)``, where the

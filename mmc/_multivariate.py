@@ -229,6 +229,15 @@ class MultivariateMMC(_BinaryCuttingPlane):
     max_cccp_iter : int, default=50
         Maximum number of CCCP iterations after each new constraint.
 
+    n_iter_no_change : int or None, default=10
+        A run stops after this many cutting-plane iterations in a row that do
+        not lower the lowest MMC objective it has reached, and ends at the
+        iterate that reached it. Samples near the boundary can change side
+        at every step, so that the most violated constraint never comes
+        within ``epsilon`` and runs reach ``max_iter`` (every Gaussian-blob
+        case of the robustness suite did). None runs to ``epsilon`` or
+        ``max_iter`` and ends at the last iterate, as the paper does.
+
     {feature_map_parameters}
 
     init : {"auto", "pca", "kmeans", "random"} or array-like of shape \
@@ -340,6 +349,7 @@ class MultivariateMMC(_BinaryCuttingPlane):
         tol=1e-4,
         max_iter=100,
         max_cccp_iter=50,
+        n_iter_no_change=10,
         kernel="linear",
         gamma="scale",
         degree=3,
@@ -359,6 +369,7 @@ class MultivariateMMC(_BinaryCuttingPlane):
         self.tol = tol
         self.max_iter = max_iter
         self.max_cccp_iter = max_cccp_iter
+        self.n_iter_no_change = n_iter_no_change
         self.kernel = kernel
         self.gamma = gamma
         self.degree = degree
