@@ -12,10 +12,12 @@ Two parameters shape every maximum margin clustering:
   cluster) optimal; a large ``C`` needs more cutting planes.
 * ``class_balance`` bounds how unequal the two clusters may be. Without it
   the widest margin puts every sample in one cluster; with a tight bound
-  (the default 0.03 of CPMMC, MultivariateMMC and EvoMMC) only near-even
-  splits are possible, which cuts through the big cluster of unbalanced
-  data. Nothing in the library sets it from the data: it encodes what one
-  expects of the cluster sizes.
+  (the papers' 0.03) only near-even splits are possible, which cuts through
+  the big cluster of unbalanced data. The default ``"auto"`` of CPMMC,
+  MultivariateMMC and EvoMMC sets it from the proportions of a k-means
+  clustering when those are clearly unequal (the user guide's page on what
+  every estimator shares says how); a number fixes it, as the sweep below
+  does.
 
 The first two panels fit :class:`mmc.CPMMC` to three pairs of digits
 (``load_digits / 16``) for a range of ``C``; the last two fit unbalanced
