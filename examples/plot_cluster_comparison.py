@@ -21,11 +21,12 @@ What it shows:
 
 * the margin methods separate the moons and circles with a kernel, where
   k-means cannot;
-* on the unbalanced blobs their class balance constraint forces a near-even
-  split through the big blob (see
-  :ref:`sphx_glr_auto_examples_plot_c_and_class_balance.py`), where k-means
-  is right;
-* with the linear kernel ODMC's line passes through the mean of the data.
+* on the unbalanced blobs the default ``class_balance="auto"`` lets the
+  split fall between the blobs, since k-means finds them clearly unequal
+  (a fixed tight bound would force a near-even split through the big blob:
+  :ref:`sphx_glr_auto_examples_plot_c_and_class_balance.py`);
+* with the linear kernel ODMC's line passes through the mean of the data,
+  which cuts the big blob.
 
 With a kernel, a few hundred samples are few: the same estimators fail on
 some draws of moons or circles of this size and succeed on others (the

@@ -12,7 +12,7 @@ from mmc._core._cpmmc import (
 )
 from mmc._cutting_plane import _BinaryCuttingPlane
 from mmc._dask import RowBlocks
-from mmc._docstrings import fill_doc
+from mmc._docstrings import N_ITER_NO_CHANGE, fill_doc
 from mmc._feature_map import FEATURE_MAP_PARAMETERS
 from mmc._qp import CPMMCDual
 
@@ -211,7 +211,9 @@ class _SubsetConstraints:
         return self.offsets - self.Z[: self.size] @ coef
 
 
-@fill_doc(feature_map_parameters=FEATURE_MAP_PARAMETERS)
+@fill_doc(
+    feature_map_parameters=FEATURE_MAP_PARAMETERS, n_iter_no_change=N_ITER_NO_CHANGE
+)
 class CPMMC(_BinaryCuttingPlane):
     """Maximum margin clustering into two clusters by the cutting-plane method.
 
@@ -277,15 +279,7 @@ class CPMMC(_BinaryCuttingPlane):
     max_cccp_iter : int, default=50
         Maximum number of CCCP iterations after each new constraint.
 
-    n_iter_no_change : int or None, default=10
-        A run stops after this many cutting-plane iterations in a row that do
-        not lower the lowest MMC objective it has reached, and ends at the
-        iterate that reached it. Samples near the boundary can change side
-        at every step, so that the most violated constraint never comes
-        within ``epsilon`` and runs reach ``max_iter`` (every Gaussian-blob
-        case of the robustness suite did). None runs to ``epsilon`` or
-        ``max_iter`` and ends at the last iterate, as the paper does.
-
+    {n_iter_no_change}
     {feature_map_parameters}
 
     init : {"auto", "pca", "kmeans", "random"} or array-like of shape \

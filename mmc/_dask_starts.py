@@ -6,7 +6,8 @@ the same computations, each pass over the rows mapped over the blocks and
 summed in their order. Two steps need every sample at once and bring one
 float per sample to the driver (8 bytes a row, never the data): the median
 split of the ``"pca"`` and ``"random"`` starts, and the k-means++ seeding
-of the ``"kmeans"`` start.
+of the ``"kmeans"`` start. The estimate of ``class_balance="auto"`` brings
+a sample of rows (:func:`take_rows`).
 """
 
 import numpy as np

@@ -20,6 +20,20 @@ gamma : "scale" or float, default="scale"
         Constant term of the poly and sigmoid kernels."""
 
 
+# The early stop of CPMMC and MultivariateMMC (CPM3C words it for its
+# assignments).
+N_ITER_NO_CHANGE = """\
+n_iter_no_change : int or None, default=10
+        A run stops after this many cutting-plane iterations in a row that do
+        not lower the lowest MMC objective it has reached, and ends at the
+        iterate that reached it. Samples near the boundary can change side
+        at every step, so that the most violated constraint never comes
+        within ``epsilon`` and runs reach ``max_iter`` (every Gaussian-blob
+        case of the robustness suite did). None runs to ``epsilon`` or
+        ``max_iter`` and ends at the last iterate, as the paper does.
+"""
+
+
 def fill_doc(**sections):
     """Class decorator: put each section in place of ``{name}`` in ``__doc__``.
 

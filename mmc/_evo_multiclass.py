@@ -18,10 +18,11 @@ bound of two clusters (``|n_1 - n_2| <= class_balance n``) for any k: F is
 lowest for degenerate clusterings (one cluster of nearly every sample is
 fitted well by the near-constant leading eigenvector), and the bound keeps
 the search away from them. On the multiclass cases of the robustness suite
-the default 0.03 (clusters of at least 97% of the mean size) gave EvoMMC a
+a fixed 0.03 (clusters of at least 97% of the mean size) gave EvoMMC a
 mean error of 11.45%, against 14.72% with half the mean size and 14.82% with
 a quarter, which do better on unbalanced blobs only
-(``bench/studies/evo_multiclass.md``).
+(``bench/studies/evo_multiclass.md``); the default ``"auto"`` sets the floor
+from the k-means clusters when they are clearly unequal (mmc/_balance.py).
 """
 
 import numpy as np
