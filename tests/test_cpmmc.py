@@ -5,6 +5,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from _data import two_blobs
+from sklearn.datasets import make_blobs
+from sklearn.exceptions import ConvergenceWarning
 
 from mmc import CPMMC
 from mmc.datasets import make_sparse_clusters
@@ -71,3 +73,22 @@ def test_float32_and_float64_agree():
     a = CPMMC(random_state=0).fit(X.astype(np.float32))
     b = CPMMC(random_state=0).fit(X)
     assert clustering_error(a.labels_, b.labels_) <= 0.01
+
+
+def test_early_stop_ends_at_the_best_iterate_without_a_warning():
+    # Unequal 10-d blobs: samples near the boundary change side at every
+    # step, and the paper's stopping rule alone runs to max_iter.
+    X, _ = make_blobs(
+        [1000, 250], centers=[[0.0] * 10, [4.0] + [0.0] * 9], random_state=0
+    )
+    params = dict(n_init=1, init="pca", random_state=0)
+    with pytest.warns(ConvergenceWarning, match="max_iter"):
+        cycling = CPMMC(n_iter_no_change=None, **params).fit(X)
+    stopped = CPMMC(**params).fit(X)  # no warning: an error under pytest
+    assert cycling.n_iter_ == 100 and stopped.n_iter_ < 100
+    # The restored iterate is the hyperplane reported, and its objective the
+    # one reported: the lowest seen, at most the last iterate's.
+    assert stopped.objective_ == pytest.approx(_objective(stopped, X), rel=1e-3)
+    np.testing.assert_array_equal(
+        stopped.labels_, (stopped.decision_function(X) > 0).astype(int)
+    )
