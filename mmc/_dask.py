@@ -13,7 +13,7 @@ returns the new per-block state, which is persisted (on the workers with a
 ``dask.distributed`` client, in memory with the local schedulers), and only
 the small per-block results are brought to the driver: one computation per
 pass. The data are never gathered; ``class_balance="auto"`` fetches a
-sample of at most 10,000 rows for its k-means (:func:`mmc._dask_starts.take_rows`).
+sample of at most 2000 rows for its k-means (:func:`mmc._dask_starts.take_rows`).
 
 Dask is imported only when a Dask array is given; without it (the
 ``mmc[dask]`` extra) such an input raises ImportError.

@@ -72,12 +72,12 @@ def _blobs():
 def test_auto_class_balance_is_estimated_as_in_memory(sync_scheduler, sparse):
     # More rows than mmc._balance.SAMPLE_ROWS: the estimate samples rows,
     # fetched from the blocks in one compute; 1:3 clusters loosen the bound.
-    X, _ = make_blobs([9000, 3000], centers=[[0.0] * 5, [5.0] + [0.0] * 4],
+    X, _ = make_blobs([2700, 900], centers=[[0.0] * 5, [5.0] + [0.0] * 4],
                       random_state=0)  # fmt: skip
     X -= X.min()
     X = sp.csr_matrix(X) if sparse else X
     expected = CPMMC(n_init=1, random_state=0).fit(X)
-    est = CPMMC(n_init=1, random_state=0).fit(_chunked(X, rows=2500))
+    est = CPMMC(n_init=1, random_state=0).fit(_chunked(X, rows=700))
     assert expected.class_balance_ == pytest.approx(0.5 + 0.03, abs=0.02)
     assert est.class_balance_ == expected.class_balance_
     assert _agreement(expected.labels_, est.labels_) >= 0.999
