@@ -344,8 +344,12 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         if labels is not None:
             sizes = np.bincount(labels, minlength=n_clusters)
         else:
-            take_rows = blocked.take_rows if isinstance(X, RowBlocks) else None
-            sizes = kmeans_cluster_sizes(X, n_clusters, seed, take_rows)
+            if isinstance(X, RowBlocks):
+                sizes = kmeans_cluster_sizes(
+                    X, n_clusters, seed, blocked.take_rows, sparse=X.sparse
+                )
+            else:
+                sizes = kmeans_cluster_sizes(X, n_clusters, seed)
         return auto_class_balance(sizes, self._balance_of)
 
     def _resolve_C(self):

@@ -81,6 +81,17 @@ def test_kmeans_cluster_sizes_are_the_same_for_dense_csr_and_float32():
     )
 
 
+def test_large_sparse_data_give_no_estimate(monkeypatch):
+    monkeypatch.setattr("mmc._balance.SAMPLE_ROWS", 100)
+    X, _ = _blobs([150, 50])
+    X -= X.min()
+    assert kmeans_cluster_sizes(sp.csr_matrix(X), 2, seed=0) is None
+    assert kmeans_cluster_sizes(X, 2, seed=0).sum() == 100  # a dense sample
+    assert auto_class_balance(None, size_balance) == PAPER_CLASS_BALANCE
+    assert CPMMC(random_state=0).fit(sp.csr_matrix(X)).class_balance_ == 0.03
+    assert CPMMC(random_state=0).fit(X).class_balance_ > 0.3
+
+
 @pytest.mark.parametrize("cls", ALL)
 def test_auto_is_the_paper_bound_on_even_clusters_and_changes_nothing(cls):
     X, _ = _blobs([150, 150], n_features=4)
