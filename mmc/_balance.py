@@ -162,3 +162,46 @@ def auto_class_balance(sizes, balance_of):
     if balance_of is size_balance:
         class_balance = min(class_balance, 1.0)
     return class_balance
+
+
+def resolve_class_balance(
+    class_balance, X, n_clusters, balance_of, seed=None, labels=None, **sample
+):
+    """The bound of a fit: ``class_balance``, or for ``"auto"`` the rule above.
+
+    Parameters
+    ----------
+    class_balance : "auto" or float
+        The estimator's parameter.
+
+    X : {ndarray, CSR matrix, RowBlocks} of shape (n_samples, n_features)
+        Validated data.
+
+    n_clusters : int
+        Number of clusters.
+
+    balance_of : callable
+        The estimator's balance term (:func:`size_balance` or
+        :func:`margin_balance`).
+
+    seed : int, default=None
+        Seed of the k-means estimate.
+
+    labels : ndarray of shape (n_samples,), default=None
+        An initial clustering given as ``init`` (codes 0 .. k-1): its sizes
+        are used instead of k-means'.
+
+    **sample
+        ``take_rows`` and ``sparse`` of :func:`kmeans_cluster_sizes`.
+
+    Returns
+    -------
+    class_balance : float
+    """
+    if class_balance != "auto":
+        return float(class_balance)
+    if labels is not None:
+        sizes = np.bincount(labels, minlength=n_clusters)
+    else:
+        sizes = kmeans_cluster_sizes(X, n_clusters, seed, **sample)
+    return auto_class_balance(sizes, balance_of)

@@ -48,7 +48,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from mmc import _dask_starts as blocked
-from mmc._balance import auto_class_balance, kmeans_cluster_sizes, size_balance
+from mmc._balance import resolve_class_balance, size_balance
 from mmc._base import _BaseMMC, column_means, decision_values, warn
 from mmc._dask import RowBlocks, decision_values_on_blocks
 from mmc._dask_api import is_dask_array, refuse_dask
@@ -222,7 +222,7 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
     _takes_dask = False
 
     # class_balance="auto": the balance term as a function of the cluster
-    # proportions, and the k-means runs that estimate them (mmc/_balance.py).
+    # proportions (mmc/_balance.py).
     _balance_of = staticmethod(size_balance)
 
     def _fit(self, X):
@@ -335,22 +335,19 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         return self
 
     def _resolve_class_balance(self, X, seed=None, labels=None):
-        """The bound of the runs: ``class_balance``, or for ``"auto"`` the rule
-        of :mod:`mmc._balance` on the clusters of ``labels`` (the initial
-        clustering given as ``init``) or of k-means drawn from ``seed``."""
-        if self.class_balance != "auto":
-            return float(self.class_balance)
-        n_clusters = self._n_clusters()
-        if labels is not None:
-            sizes = np.bincount(labels, minlength=n_clusters)
-        else:
-            if isinstance(X, RowBlocks):
-                sizes = kmeans_cluster_sizes(
-                    X, n_clusters, seed, blocked.take_rows, sparse=X.sparse
-                )
-            else:
-                sizes = kmeans_cluster_sizes(X, n_clusters, seed)
-        return auto_class_balance(sizes, self._balance_of)
+        """The bound of the runs (:func:`mmc._balance.resolve_class_balance`)."""
+        sample = {}
+        if isinstance(X, RowBlocks):
+            sample = {"take_rows": blocked.take_rows, "sparse": X.sparse}
+        return resolve_class_balance(
+            self.class_balance,
+            X,
+            self._n_clusters(),
+            self._balance_of,
+            seed=seed,
+            labels=labels,
+            **sample,
+        )
 
     def _resolve_C(self):
         """The value of C, with ``"auto"`` resolved for the kernel."""

@@ -15,7 +15,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from mmc._balance import auto_class_balance, kmeans_cluster_sizes, size_balance
+from mmc._balance import resolve_class_balance, size_balance
 from mmc._base import _BaseMMC, _BinaryPredictMixin, warn
 from mmc._core._evo import fitness
 from mmc._evo_basis import (
@@ -76,20 +76,19 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
         }
 
     def _resolve_class_balance(self, X, random_state, init_labels):
-        """The bound of the search: ``class_balance``, or for ``"auto"`` the
-        rule of :mod:`mmc._balance` on the clusters of ``init_labels`` (the
-        initial clustering given as ``init``) or of k-means on X."""
-        if self.class_balance != "auto":
-            return float(self.class_balance)
-        k = self.n_clusters
-        if init_labels is not None:
-            sizes = np.bincount(init_labels, minlength=k)
-        else:
-            # The seed that the generator draws next, without drawing it: a
-            # fixed class_balance gives the fit it gave before "auto".
-            seed = draw_seeds(copy.deepcopy(random_state))
-            sizes = kmeans_cluster_sizes(X, k, seed)
-        return auto_class_balance(sizes, size_balance)
+        """The bound of the search (:func:`mmc._balance.resolve_class_balance`),
+        estimated from ``init_labels`` when given."""
+        # The seed that the generator draws next, without drawing it: a fixed
+        # class_balance gives the fit it gave before "auto".
+        seed = draw_seeds(copy.deepcopy(random_state))
+        return resolve_class_balance(
+            self.class_balance,
+            X,
+            self.n_clusters,
+            size_balance,
+            seed=seed,
+            labels=init_labels,
+        )
 
     @single_blas_thread
     def _fit(self, X):
