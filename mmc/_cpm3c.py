@@ -97,9 +97,10 @@ class CPM3C(_CuttingPlaneEstimator):
     class_balance : "auto" or float, default="auto"
         Bound on the differences of the mean margins of the classes.
         ``"auto"`` sets it from the data without labels: 0.03 (the paper's
-        bound) when the clusters of k-means (the best of the runs of the
-        ``"kmeans"`` start) are as even as sampling noise allows (the largest
-        and smallest proportions differ by at most ``3 / sqrt(n_samples)``),
+        bound) when the clusters of k-means (the best of 3 runs on at most
+        2000 sampled rows; sparse X of more rows keeps 0.03) are as even as
+        sampling noise allows (the largest and smallest proportions differ
+        by at most ``3 / sqrt(n)`` for the n rows used),
         else ``2 (max_p pi_p - min_p pi_p) + 0.03`` for their proportions
         ``pi_p``, the bound at which those clusters fit when every sample has
         a margin of 1. The bound used is ``class_balance_``.

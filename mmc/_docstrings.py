@@ -82,12 +82,14 @@ n_clusters : int, default=2
         ``|sum_i y_i| <= class_balance * n_samples`` (the paper's ``l``);
         with k clusters, each keeps at least ``(1 - class_balance) n / k``
         samples. ``"auto"`` sets it from the data without labels: 0.03 (the
-        paper's bound) when the clusters of k-means on X are as even as
-        sampling noise allows (the largest and smallest proportions differ
-        by at most ``3 / sqrt(n_samples)``), else the value at which the
-        smallest of them fits, ``1 - k min_p pi_p``, plus 0.03 (for two
-        clusters their imbalance ``|n_1 - n_2| / n`` plus 0.03). The bound
-        used is ``class_balance_``.
+        paper's bound) when the clusters of k-means on X (the best of 3 runs
+        on at most 2000 sampled rows; sparse X of more rows keeps 0.03) are
+        as even as sampling noise allows (the largest and smallest
+        proportions differ by at most ``3 / sqrt(n)`` for the n rows used),
+        else the value at which the smallest of them fits,
+        ``1 - k min_p pi_p``, plus 0.03 (for two clusters their imbalance
+        ``|n_1 - n_2| / n`` plus 0.03). The bound used is
+        ``class_balance_``.
 
     population_size : int, default=10
         Number of individuals kept from one generation to the next (mu).
