@@ -124,6 +124,80 @@ def size_balance(proportions):
     return 1.0 - proportions.size * float(proportions.min())
 
 
+def min_cluster_size(n_samples, n_clusters, class_balance):
+    """Fewest samples a cluster may keep, ``(1 - class_balance) n / k``
+    rounded down (at least 1): with two clusters, the bound
+    ``|n_1 - n_2| <= class_balance n`` on sizes."""
+    return max(1, int((1.0 - class_balance) * n_samples / n_clusters))
+
+
+def bound_prices(scores, lower, upper):
+    """Offsets of the clusters' scores that keep every size within bounds.
+
+    The assignment of largest total score in which every cluster has
+    between ``lower`` and ``upper`` samples is the assignment to the best
+    shifted score, ``argmax_p scores[i, p] + prices[p]``, for some prices
+    (the multipliers of the bounds). They are found as in an auction: while
+    a cluster is outside its bounds, the one furthest out moves its price
+    to halfway between the shifts at which its ``m``-th and ``(m + 1)``-th
+    cheapest samples would join it (too small, m samples short) or leave
+    it (too large, m samples over). A cluster whose price moved ends at the
+    bound it was moved to, so the assignment is then the best within the
+    bounds.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n_samples, n_clusters)
+        Score of each sample for each cluster.
+
+    lower, upper : float
+        Bounds on every cluster's size, ``lower <= n_samples / n_clusters
+        <= upper``.
+
+    Returns
+    -------
+    prices : ndarray of shape (n_clusters,)
+        Zero when the best scores already keep the sizes within bounds.
+    """
+    n_samples, n_clusters = scores.shape
+    prices = np.zeros(n_clusters)
+    rows = np.arange(n_samples)
+    others = ~np.eye(n_clusters, dtype=bool)
+    # A few rounds per cluster in practice; the cap keeps a degenerate case
+    # (many tied scores) from running on.
+    for _ in range(50 * n_clusters):
+        shifted = scores + prices
+        assignment = np.argmax(shifted, axis=1)
+        counts = np.bincount(assignment, minlength=n_clusters)
+        short, over = lower - counts, counts - upper
+        if short.max() <= 0 and over.max() <= 0:
+            break
+        if short.max() >= over.max():
+            cluster = int(np.argmax(short))
+            m = int(np.ceil(short[cluster]))
+            outside = assignment != cluster
+            # How far each other sample's best shifted score is above its
+            # score for the cluster: the rise that brings it in.
+            steps = shifted[rows, assignment][outside] - shifted[outside, cluster]
+            sign = 1.0
+        else:
+            cluster = int(np.argmax(over))
+            m = int(np.ceil(over[cluster]))
+            inside = assignment == cluster
+            runner_up = shifted[inside][:, others[cluster]].max(axis=1)
+            steps = shifted[inside, cluster] - runner_up
+            sign = -1.0
+        # The m-th and (m + 1)-th smallest steps (a partial sort).
+        if m < steps.size:
+            steps = np.partition(steps, (m - 1, m))
+            beyond = steps[m]
+        else:
+            steps = np.partition(steps, m - 1)
+            beyond = steps[m - 1] + 1.0
+        prices[cluster] += sign * 0.5 * (steps[m - 1] + beyond)
+    return prices
+
+
 def margin_balance(proportions):
     """``2 (max_p pi_p - min_p pi_p)``: CPM3C's ``max |m_p - m_q|`` when every
     sample has a margin of 1 (then ``m_p = 2 pi_p - 1``)."""
@@ -164,8 +238,66 @@ def auto_class_balance(sizes, balance_of):
     return class_balance
 
 
+def size_floors(sizes, n_samples, n_clusters, class_balance):
+    """Floors on the smallest clusters, for CPM3C's coordinate-descent solver:
+    for every j, the j smallest clusters hold at least ``floors[j - 1]``.
+
+    With a number for ``class_balance``, every cluster keeps at least
+    ``(1 - class_balance) n / k`` samples. With ``"auto"``, the clusters may be
+    no less balanced than those of k-means (``sizes``), or than even
+    clusters when those are even within sampling noise (as for
+    :func:`auto_class_balance`) or when there is no estimate: the j
+    smallest hold at least the share of the j smallest k-means clusters,
+    less the papers' ``0.03 j / k``. With two clusters this is the floor
+    ``(1 - class_balance) n / 2`` of :func:`auto_class_balance`'s bound.
+
+    Returns
+    -------
+    floors : ndarray of shape (n_clusters - 1,)
+    """
+    steps = np.arange(1, n_clusters)
+    if class_balance == "auto":
+        proportions = None
+        if sizes is not None:
+            sizes = np.sort(np.asarray(sizes, dtype=np.float64))
+            spread = (sizes[-1] - sizes[0]) / sizes.sum()
+            if spread > NOISE_STANDARD_ERRORS / math.sqrt(sizes.sum()):
+                proportions = sizes / sizes.sum()
+        if proportions is not None:
+            shares = np.cumsum(proportions)[:-1] - (
+                PAPER_CLASS_BALANCE * steps / n_clusters
+            )
+            return np.maximum(shares, 0.0) * n_samples
+        class_balance = PAPER_CLASS_BALANCE
+    return (1.0 - class_balance) * n_samples / n_clusters * steps
+
+
+def floor_of(counts, floors):
+    """The floor every cluster must reach for the sizes to meet ``floors``.
+
+    ``counts`` fails the floors for the j smallest clusters at some j; with
+    m the largest such j, raising every cluster below ``floors[m - 1] / m``
+    to that size meets them for every j up to m (``floors[j - 1] / j``
+    grows with j: the k-means shares are sorted), and moving samples from
+    larger clusters to smaller ones cannot fail them beyond m. Returns 0
+    when the floors are met.
+    """
+    short = np.flatnonzero(np.cumsum(np.sort(counts))[:-1] < floors)
+    if short.size == 0:
+        return 0.0
+    m = int(short[-1]) + 1
+    return float(floors[m - 1] / m)
+
+
 def resolve_class_balance(
-    class_balance, X, n_clusters, balance_of, seed=None, labels=None, **sample
+    class_balance,
+    X,
+    n_clusters,
+    balance_of,
+    seed=None,
+    labels=None,
+    with_floors=False,
+    **sample,
 ):
     """The bound of a fit: ``class_balance``, or for ``"auto"`` the rule above.
 
@@ -191,17 +323,28 @@ def resolve_class_balance(
         An initial clustering given as ``init`` (codes 0 .. k-1): its sizes
         are used instead of k-means'.
 
+    with_floors : bool, default=False
+        Also return the :func:`size_floors` of the same estimate.
+
     **sample
         ``take_rows`` and ``sparse`` of :func:`kmeans_cluster_sizes`.
 
     Returns
     -------
     class_balance : float
+
+    floors : ndarray of shape (n_clusters - 1,)
+        Only with ``with_floors``.
     """
-    if class_balance != "auto":
-        return float(class_balance)
-    if labels is not None:
-        sizes = np.bincount(labels, minlength=n_clusters)
+    sizes = None
+    if class_balance == "auto":
+        if labels is not None:
+            sizes = np.bincount(labels, minlength=n_clusters)
+        else:
+            sizes = kmeans_cluster_sizes(X, n_clusters, seed, **sample)
+        bound = auto_class_balance(sizes, balance_of)
     else:
-        sizes = kmeans_cluster_sizes(X, n_clusters, seed, **sample)
-    return auto_class_balance(sizes, balance_of)
+        bound = float(class_balance)
+    if not with_floors:
+        return bound
+    return bound, size_floors(sizes, X.shape[0], n_clusters, class_balance)

@@ -32,6 +32,42 @@ def class_scores(assign, n_samples, W_T, intercepts, assignment, pinned=False):
     return assignment, runner, gap
 
 
+def balance_vectors(class_sums, x_mean, assignment, runner, sums, runner_sums, D):
+    """The balance vectors D_p of the centred samples, at the assignments.
+
+    ``<D_p, W>`` is the mean margin of class p linearised at the assignments
+    (see :class:`MulticlassConstraints`): ``D_p[p] = 0`` and
+    ``D_p[q] = -(S_q + R_pq - (n_q + n_pq) mean(x)) / n`` for q != p.
+    ``class_sums`` is the kernel :func:`mmc._core._cpm3c.class_sums` bound
+    to X; ``sums``, ``runner_sums`` are its buffers and D, of shape
+    (k, k, n_features), receives the vectors. Returns the counts
+    ``n_q + n_pq``, of shape (k, k), from which the constant feature's
+    entries follow (:func:`constant_balance`).
+    """
+    class_sums(assignment, runner, sums, runner_sums)
+    k, n_samples = D.shape[0], assignment.shape[0]
+    class_counts = np.bincount(assignment, minlength=k)
+    pair_counts = np.bincount(
+        assignment.astype(np.intp) * k + runner, minlength=k * k
+    ).reshape(k, k)
+    counts = (class_counts[None, :] + pair_counts).astype(np.float64)
+    # Centred: each sum of m samples loses m mean(x), D_p[p] = 0.
+    np.add(sums[None, :, :], runner_sums, out=D)
+    D -= counts[:, :, None] * x_mean
+    D /= -n_samples
+    D[np.arange(k), np.arange(k)] = 0.0
+    return counts
+
+
+def constant_balance(counts, intercept_scale, n_samples):
+    """The constant feature's entries of the balance vectors, (k, k): ``s``
+    for class p in D_p, ``-s (n_q + n_pq) / n`` for the others."""
+    k = counts.shape[0]
+    entries = -intercept_scale * counts / n_samples
+    entries[np.arange(k), np.arange(k)] = intercept_scale
+    return entries
+
+
 class MulticlassConstraints:
     """Working set of CPM3C and its current iterate W.
 
@@ -174,28 +210,23 @@ class MulticlassConstraints:
 
     def _update_balance(self):
         """Balance vectors D_p at the current assignments (one pass over X)."""
-        self._class_sums(self.assignment, self.runner, self._sums, self._runner_sums)
-        k = self.n_clusters
-        # Centred: each sum of m samples loses m mean(x), D_p[p] = 0.
-        class_counts = np.bincount(self.assignment, minlength=k)
-        pair_counts = np.bincount(
-            self.assignment.astype(np.intp) * k + self.runner, minlength=k * k
-        ).reshape(k, k)
-        counts = (class_counts[None, :] + pair_counts).astype(np.float64)
-        D = self.D
-        np.add(self._sums[None, :, :], self._runner_sums, out=D)
-        D -= counts[:, :, None] * self.x_mean
-        D /= -self.X.shape[0]
-        D[np.arange(k), np.arange(k)] = 0.0
-        self._balance_counts = counts
+        self._balance_counts = balance_vectors(
+            self._class_sums,
+            self.x_mean,
+            self.assignment,
+            self.runner,
+            self._sums,
+            self._runner_sums,
+            self.D,
+        )
         self._set_constant_balance()
         self._previous_runner = self.runner.copy()
 
     def _set_constant_balance(self):
         """The constant feature's entries of the balance vectors D_p."""
-        s, k = self.intercept_scale, self.n_clusters
-        self._D_constant = -s * self._balance_counts / self.X.shape[0]
-        self._D_constant[np.arange(k), np.arange(k)] = s
+        self._D_constant = constant_balance(
+            self._balance_counts, self.intercept_scale, self.X.shape[0]
+        )
 
     def add_most_violated(self):
         """Append the most violated constraint at the iterate (eq. 14)."""

@@ -299,18 +299,7 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
                 X, x_mean, min(self.max_iter, 8), C, self.class_balance_, **options
             )
             working_set.start(state)
-            result = cutting_plane_run(
-                working_set,
-                C=C,
-                epsilon=self.epsilon * self._loss_scale,
-                tol=self.tol,
-                max_iter=self.max_iter,
-                max_cccp_iter=self.max_cccp_iter,
-                n_iter_no_change=self._n_iter_no_change(),
-                verbose=self.verbose,
-                start=method,
-                name=name,
-            )
+            result = self._run(working_set, C, method, name)
             return result._replace(n_empty_clusters=working_set.n_empty_clusters())
 
         def run(start):
@@ -334,7 +323,7 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         self._set_solution(X, best)
         return self
 
-    def _resolve_class_balance(self, X, seed=None, labels=None):
+    def _resolve_class_balance(self, X, seed=None, labels=None, with_floors=False):
         """The bound of the runs (:func:`mmc._balance.resolve_class_balance`)."""
         sample = {}
         if isinstance(X, RowBlocks):
@@ -346,8 +335,13 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
             self._balance_of,
             seed=seed,
             labels=labels,
+            with_floors=with_floors,
             **sample,
         )
+
+    def _epsilon(self):
+        """The precision of the cutting plane."""
+        return self.epsilon
 
     def _resolve_C(self):
         """The value of C, with ``"auto"`` resolved for the kernel."""
@@ -368,6 +362,21 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
     def _n_iter_no_change(self):
         """Early stop of the runs with free assignments."""
         return self.n_iter_no_change
+
+    def _run(self, working_set, C, start, name):
+        """One run from a started working set (:func:`cutting_plane_run`)."""
+        return cutting_plane_run(
+            working_set,
+            C=C,
+            epsilon=self._epsilon() * self._loss_scale,
+            tol=self.tol,
+            max_iter=self.max_iter,
+            max_cccp_iter=self.max_cccp_iter,
+            n_iter_no_change=self._n_iter_no_change(),
+            verbose=self.verbose,
+            start=start,
+            name=name,
+        )
 
     def _run_start(self, run_once, start):
         """The run of one restart: ``run_once(start, **options)``, where the

@@ -28,6 +28,7 @@ from the k-means clusters when they are clearly unequal (mmc/_balance.py).
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from mmc._balance import min_cluster_size
 from mmc._base import warn
 from mmc._core._evo import fitness
 from mmc._core._evo_multiclass import local_search
@@ -39,12 +40,6 @@ from mmc._threads import best_of_restarts, raise_if_stopped
 
 # Lloyd iterations of the k-means start.
 KMEANS_ITERATIONS = 300
-
-
-def min_cluster_size(n_samples, n_clusters, class_balance):
-    """Smallest number of samples a cluster may keep, ``(1 - class_balance)
-    n / k`` rounded down (at least 1)."""
-    return max(1, int((1.0 - class_balance) * n_samples / n_clusters))
 
 
 def kernel_coordinates(basis):

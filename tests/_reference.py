@@ -593,3 +593,80 @@ def best_moves(V, weights, labels, n_clusters, min_size):
                 gains[i], n * (base - multiclass_fitness(V, weights, moved, n_clusters))
             )
     return gains
+
+
+def xorshift_orders(seed, n_samples, n_epochs):
+    """Helper: the visiting orders of ``_crammer_singer.dual_epochs``, one per
+    epoch (Fisher-Yates shuffles driven by Marsaglia's xorshift32, seeded as
+    ``_seed_state`` seeds it; each epoch shuffles the previous order)."""
+    mask = 0xFFFFFFFF
+    state = seed if seed != 0 else 2463534242
+    order = list(range(n_samples))
+    orders = []
+    for _ in range(n_epochs):
+        for position in range(n_samples - 1, 0, -1):
+            state ^= (state << 13) & mask
+            state ^= state >> 17
+            state ^= (state << 5) & mask
+            other = (state * (position + 1)) >> 32
+            order[position], order[other] = order[other], order[position]
+        orders.append(list(order))
+    return orders
+
+
+def crammer_singer_sample(gradient, alpha, label, A, cap):
+    """Helper: the minimiser of ``A/2 |a|^2 + sum_p (g_p - A alpha_p) a_p``
+    over ``a_p <= cap [p = label]``, ``sum_p a_p = 0``, by bisection on the
+    multiplier beta of the sum (``a_p = min(c_p, (beta - b_p) / A)`` is
+    non-decreasing in beta), not by sorting as the kernel does."""
+    b = gradient - A * alpha
+    bound = np.zeros_like(b)
+    bound[label] = cap
+
+    def total(beta):
+        return np.minimum(bound, (beta - b) / A).sum()
+
+    low, high = b.min() - 1.0, b.max() + A * cap + 1.0
+    while total(low) > 0:
+        low -= 2 * (high - low)
+    for _ in range(200):
+        middle = 0.5 * (low + high)
+        if total(middle) > 0:
+            high = middle
+        else:
+            low = middle
+    return np.minimum(bound, (0.5 * (low + high) - b) / A)
+
+
+def crammer_singer_epochs(X, labels, alpha, U, s, cap, seed, max_epochs, tol):
+    """Twin of ``_crammer_singer.dual_epochs`` on explicit centred samples.
+
+    ``U`` (k, d + 1) holds the weights on ``z_i = (x_i - mean(x), s)`` (the
+    kernel keeps them implicitly); samples are visited in the kernel's
+    orders and each sample's problem is solved by
+    :func:`crammer_singer_sample`. Returns (alpha, U, n_epochs, violation).
+    """
+    X = _dense64(X)
+    n, k = alpha.shape
+    Z = np.hstack([X - X.mean(axis=0), np.full((n, 1), s)])
+    alpha, U = alpha.copy(), U.copy()
+    violation, n_epochs = 0.0, 0
+    for order in xorshift_orders(seed, n, max_epochs):
+        violation = 0.0
+        for i in order:
+            A = Z[i] @ Z[i]
+            if A <= 0:
+                continue
+            gradient = U @ Z[i] + (np.arange(k) != labels[i])
+            free = (alpha[i] < 0) | ((np.arange(k) == labels[i]) & (alpha[i] < cap))
+            if free.any():
+                violation = max(violation, gradient.max() - gradient[free].min())
+            if not free.any() or gradient.max() - gradient[free].min() <= 1e-12:
+                continue
+            new = crammer_singer_sample(gradient, alpha[i], labels[i], A, cap)
+            U += np.outer(new - alpha[i], Z[i])
+            alpha[i] = new
+        n_epochs += 1
+        if violation <= tol:
+            break
+    return alpha, U, n_epochs, violation

@@ -1,6 +1,7 @@
 """class_balance="auto": the rule of mmc/_balance.py and the estimators
 that use it (CPMMC, MultivariateMMC, CPM3C, EvoMMC, FastEvoMMC)."""
 
+import itertools
 import math
 import pickle
 
@@ -14,9 +15,12 @@ from mmc._balance import (
     NOISE_STANDARD_ERRORS,
     PAPER_CLASS_BALANCE,
     auto_class_balance,
+    bound_prices,
+    floor_of,
     kmeans_cluster_sizes,
     margin_balance,
     size_balance,
+    size_floors,
 )
 from mmc.metrics import clustering_error
 
@@ -110,7 +114,10 @@ def test_auto_admits_the_unequal_clusters_the_fixed_bound_splits(cls):
     X, y = _blobs([600, 150])
     auto = cls(random_state=0).fit(X)
     fixed = cls(random_state=0, class_balance=0.03).fit(X)
-    expected = 0.6 + 0.03 if cls is not CPM3C else 2 * 0.6 + 0.03
+    # CPM3C's cutting plane bounds the mean margins (margin_balance), its
+    # coordinate descent and the others the sizes (size_balance).
+    margins = getattr(auto, "solver_", None) == "cutting-plane"
+    expected = 2 * 0.6 + 0.03 if margins else 0.6 + 0.03
     assert auto.class_balance_ == pytest.approx(expected, abs=0.02)
     assert fixed.class_balance_ == 0.03
     auto_error = clustering_error(y, auto.labels_)
@@ -148,3 +155,75 @@ def test_class_balance_rejects_other_strings(cls):
     X, _ = _blobs([20, 20], n_features=2)
     with pytest.raises(ValueError, match="class_balance"):
         cls(class_balance="even").fit(X)
+
+
+# --------------------------------------------------------------------------
+# Floors on the cluster sizes (CPM3C with solver="coordinate-descent")
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_bound_prices_give_the_best_assignment_within_bounds(seed):
+    """The priced assignment is the assignment of largest total score in
+    which every cluster's size is within the bounds (all of them searched)."""
+    rng = np.random.default_rng(seed)
+    n, k = 8, 3
+    scores = rng.normal(size=(n, k)) * rng.choice([0.1, 1.0, 5.0], size=(n, k))
+    lower = float(rng.integers(0, n // k + 1))
+    upper = float(rng.integers(-(-n // k), n + 1)) if seed % 2 else float(n)
+    prices = bound_prices(scores, lower, upper)
+    assignment = np.argmax(scores + prices, axis=1)
+    counts = np.bincount(assignment, minlength=k)
+    assert counts.min() >= lower and counts.max() <= upper
+    best = max(
+        scores[np.arange(n), list(labels)].sum()
+        for labels in itertools.product(range(k), repeat=n)
+        if lower <= np.bincount(labels, minlength=k).min()
+        and np.bincount(labels, minlength=k).max() <= upper
+    )
+    assert scores[np.arange(n), assignment].sum() == pytest.approx(best, abs=1e-9)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_bound_prices_keep_sizes_within_bounds(seed):
+    rng = np.random.default_rng(seed)
+    n, k = 500, int(rng.integers(2, 9))
+    scores = rng.normal(size=(n, k)) + rng.normal(size=k) * 2.0
+    lower, upper = 0.8 * n / k, 1.3 * n / k
+    prices = bound_prices(scores, lower, upper)
+    counts = np.bincount(np.argmax(scores + prices, axis=1), minlength=k)
+    assert counts.min() >= lower and counts.max() <= upper
+    # Within the bounds already: no price.
+    assert not bound_prices(scores, 0.0, float(n)).any()
+
+
+def test_floor_of_the_smallest_clusters():
+    floors = np.array([100.0, 250.0, 450.0])  # k = 4, shares 0.1, 0.15, 0.2
+    assert floor_of(np.array([400, 120, 200, 280]), floors) == 0.0
+    # The two smallest hold 210 < 250; the three smallest 460 >= 450.
+    counts = np.array([430, 100, 110, 360])
+    assert floor_of(counts, floors) == pytest.approx(125.0)
+    # Raising the clusters below that floor (from larger ones) meets them all.
+    raised = np.array([405, 125, 125, 345])
+    assert (np.cumsum(np.sort(raised))[:-1] >= floors).all()
+
+
+def test_size_floors():
+    n, k = 1000, 4
+    steps = np.arange(1, k)
+    # A number: every cluster keeps (1 - class_balance) n / k.
+    np.testing.assert_allclose(size_floors(None, n, k, 0.2), 0.8 * n / k * steps)
+    # "auto" on even k-means clusters, or without an estimate: even shares
+    # less the papers' slack.
+    even = n * (steps / k - PAPER_CLASS_BALANCE * steps / k)
+    np.testing.assert_allclose(size_floors([251, 249, 250, 250], n, k, "auto"), even)
+    np.testing.assert_allclose(size_floors(None, n, k, "auto"), even)
+    # "auto" on clearly uneven clusters: the shares of the smallest ones.
+    sizes = [500, 100, 300, 100]
+    expected = n * (np.array([0.1, 0.2, 0.5]) - PAPER_CLASS_BALANCE * steps / k)
+    np.testing.assert_allclose(size_floors(sizes, n, k, "auto"), expected)
+    # With two clusters: the floor of the smaller one, as for the bound of
+    # the two-cluster estimators (|n_1 - n_2| <= class_balance n).
+    balance = auto_class_balance([700, 300], size_balance)
+    assert size_floors([700, 300], n, 2, "auto")[0] == pytest.approx(
+        (1 - balance) * n / 2
+    )

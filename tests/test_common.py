@@ -257,13 +257,17 @@ def test_identical_samples_give_one_cluster_with_a_warning(Estimator):
         return
     if not isinstance(est, CPM3C):
         np.testing.assert_allclose(est.coef_, 0.0, atol=1e-12)
-    else:
+    elif est.solver_ == "cutting-plane":
         # The balance constraints bound the margin of the single cluster
         # over the others: the mean margins of the best class and of the
         # others are +gap and -gap, at most class_balance apart.
         scores = np.sort(est.decision_function(X), axis=1)
         gap = scores[:, -1] - scores[:, -2]
         assert np.all(gap <= est.class_balance_ / 2 + 1e-9)
+    else:
+        # The SVM of the one cluster: the same scores for every sample.
+        scores = est.decision_function(X)
+        assert np.all(np.isfinite(scores)) and np.ptp(scores, axis=0).max() == 0
 
 
 def test_duplicated_rows_and_constant_features(Estimator):
@@ -449,6 +453,10 @@ def test_two_estimators_on_threads_match_sequential_fits():
             assert a.objective_ == b.objective_
 
 
+# CPM3C solves quadratic programs with its cutting-plane solver only.
+_QP_SOLVER = {CPM3C: {"solver": "cutting-plane"}}
+
+
 def test_quadprog_failure_falls_back_to_slsqp(Estimator, monkeypatch):
     if Estimator in NO_QP:
         pytest.skip(f"{Estimator.__name__} solves no quadratic program")
@@ -459,7 +467,9 @@ def test_quadprog_failure_falls_back_to_slsqp(Estimator, monkeypatch):
 
     monkeypatch.setattr(mmc._qp.quadprog, "solve_qp", failing)
     with pytest.warns(ConvergenceWarning, match="SLSQP"):
-        est = Estimator(random_state=0, n_init=1).fit(X)
+        est = Estimator(random_state=0, n_init=1, **_QP_SOLVER.get(Estimator, {})).fit(
+            X
+        )
     assert clustering_error(y, est.labels_) == 0.0
 
 
@@ -479,4 +489,4 @@ def test_qp_that_cannot_be_solved_raises_a_clear_error(Estimator, monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         with pytest.raises(mmc._qp.QPError, match="could not be solved: forced"):
-            Estimator(random_state=0, n_init=1).fit(X)
+            Estimator(random_state=0, n_init=1, **_QP_SOLVER.get(Estimator, {})).fit(X)

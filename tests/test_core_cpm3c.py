@@ -117,6 +117,31 @@ def test_assign_matches_reference(dtype, sparse, shape, k):
 
 
 @pytest.mark.parametrize("dtype, sparse", CASES)
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("k", [2, 3, 7])
+def test_score_matrix_matches_reference(dtype, sparse, shape, k):
+    rng = np.random.default_rng(shape[0] * 17 + k)
+    X = random_X(rng, *shape, dtype, sparse)
+    W_T = rng.normal(size=(shape[1], k))
+    intercepts = rng.normal(size=k)
+    _read_only(W_T, intercepts)
+    scores = np.full((shape[0], k), np.nan)
+    _call("score_matrix", X, W_T, intercepts, scores)
+    expected = _dense(X).astype(np.float64) @ W_T + intercepts
+    np.testing.assert_allclose(scores, expected, rtol=RTOL, atol=1e-9)
+    # The scores are those assign ranks: the same best class and gap.
+    assignment = np.zeros(shape[0], dtype=np.uint8)
+    runner = np.empty(shape[0], dtype=np.uint8)
+    gap = np.empty(shape[0])
+    changed = np.empty(shape[0], dtype=np.int32)
+    previous = np.empty(shape[0], dtype=np.uint8)
+    _call("assign", X, W_T, intercepts, assignment, runner, gap, changed, previous)
+    best, _, gap_ref = ref_top_two(scores)
+    np.testing.assert_array_equal(assignment, best)
+    np.testing.assert_array_equal(gap, gap_ref)
+
+
+@pytest.mark.parametrize("dtype, sparse", CASES)
 @pytest.mark.parametrize("k", [2, 5])
 def test_assign_pinned_keeps_the_classes(dtype, sparse, k):
     rng = np.random.default_rng(k)

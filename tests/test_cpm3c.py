@@ -209,28 +209,37 @@ def test_no_warning_with_k_clusters():
 
 
 def test_block_descent_with_pinned_assignments(monkeypatch):
-    # The fallback of a start that empties a cluster: SVM fits with pinned
-    # assignments, each followed by a reassignment to the best classes.
+    # The fallback of the cutting plane for a start that empties a cluster:
+    # SVM fits with pinned assignments, each followed by a reassignment to
+    # the best classes.
     monkeypatch.setattr(
         CPM3C, "_run_start", lambda self, run_once, start: run_once(start, repin=True)
     )
     X, y = blobs(4, distance=8.0, seed=3)
-    est = CPM3C(n_clusters=4, random_state=0).fit(X)
+    est = CPM3C(n_clusters=4, solver="cutting-plane", random_state=0).fit(X)
     assert clustering_error(y, est.labels_) == 0.0
     X, y = blobs(4, distance=5.0, seed=3)
-    est = CPM3C(n_clusters=4, random_state=0).fit(X)
+    est = CPM3C(n_clusters=4, solver="cutting-plane", random_state=0).fit(X)
     assert clustering_error(y, est.labels_) <= 0.05
     assert est.objective_ == pytest.approx(_objective(est, X), rel=1e-3)
     # It descends from the k-means start: its objective is at most that of
     # the SVM trained on the k-means clustering (the first pinned phase), up
     # to the precision of the cutting plane (C * epsilon).
-    params = dict(n_clusters=4, init="kmeans", n_init=1, epsilon=1e-4, max_iter=500)
+    params = dict(
+        n_clusters=4,
+        init="kmeans",
+        n_init=1,
+        epsilon=1e-4,
+        max_iter=500,
+        solver="cutting-plane",
+    )
     descended = CPM3C(random_state=0, **params).fit(X)
     svm = CPM3C(random_state=0, refine_init=False, **params).fit(X)
     assert descended.objective_ <= svm.objective_ + descended._resolve_C() * 1e-4
 
 
-def test_refine_init_false_trains_the_svm_of_the_initial_clustering():
+@pytest.mark.parametrize("solver", ["coordinate-descent", "cutting-plane"])
+def test_refine_init_false_trains_the_svm_of_the_initial_clustering(solver):
     X, y = blobs(3, distance=8.0, seed=4)
     # A wrong clustering (six samples given another cluster) is kept as it
     # is: the objective is that of the multiclass SVM of that clustering,
@@ -238,7 +247,7 @@ def test_refine_init_false_trains_the_svm_of_the_initial_clustering():
     # descends to from it.
     wrong = y.copy()
     wrong[:6] = (wrong[:6] + 1) % 3
-    params = dict(n_clusters=3, n_init=1, epsilon=1e-4, max_iter=500)
+    params = dict(n_clusters=3, n_init=1, epsilon=1e-4, max_iter=500, solver=solver)
     fixed = CPM3C(init=wrong, refine_init=False, **params).fit(X)
     true = CPM3C(init=y, refine_init=False, **params).fit(X)
     free = CPM3C(init=wrong, **params).fit(X)
@@ -304,3 +313,65 @@ def test_centred_statistics_follow_the_reassignments(sparse, dtype):
     # the samples for every class.
     scores = (working.X @ working.W.T) + working.intercepts
     np.testing.assert_allclose(scores.sum(axis=0), 0.0, atol=1e-9)
+
+
+# --------------------------------------------------------------------------
+# The solvers: coordinate descent (the default in memory with the linear
+# kernel) and the paper's cutting plane
+
+
+def test_solver_auto_picks_coordinate_descent_in_memory_with_the_linear_kernel():
+    X, _ = blobs(3)
+    assert CPM3C(n_clusters=3, random_state=0).fit(X).solver_ == "coordinate-descent"
+    assert (
+        CPM3C(n_clusters=3, random_state=0).fit(sp.csr_matrix(X)).solver_
+        == "coordinate-descent"
+    )
+    rbf = CPM3C(n_clusters=3, kernel="rbf", n_components=20, random_state=0).fit(X)
+    assert rbf.solver_ == "cutting-plane" and rbf.size_floors_ is None
+    paper = CPM3C(n_clusters=3, solver="cutting-plane", random_state=0).fit(X)
+    assert paper.solver_ == "cutting-plane"
+    with pytest.raises(ValueError, match="'solver' parameter"):
+        CPM3C(solver="newton").fit(X)
+
+
+@pytest.mark.parametrize("solver", ["coordinate-descent", "cutting-plane"])
+def test_both_solvers_separate_blobs_and_reach_the_documented_objective(solver):
+    X, y = blobs(4, seed=2)
+    est = CPM3C(n_clusters=4, solver=solver, random_state=0).fit(X)
+    assert clustering_error(y, est.labels_) == 0.0
+    # Even clusters: no floor binds, so the intercepts are the regularised
+    # ones and the objective is the documented one.
+    assert est.objective_ == pytest.approx(_objective(est, X), rel=1e-6)
+    np.testing.assert_array_equal(est.predict(X), est.labels_)
+
+
+@pytest.mark.parametrize("class_balance", ["auto", 0.03, 0.4])
+def test_coordinate_descent_keeps_the_size_floors(class_balance):
+    # Unbalanced blobs 4:2:1; the fitted clusters meet the floors on the
+    # j smallest clusters, and predict follows them (the offsets of the
+    # classes' scores are in intercept_).
+    rng = np.random.default_rng(0)
+    centres = 3.0 * np.eye(3, 5)
+    sizes = (240, 120, 60)
+    X = np.vstack([rng.normal(size=(m, 5)) + c for m, c in zip(sizes, centres)])
+    y = np.repeat(np.arange(3), sizes)
+    est = CPM3C(n_clusters=3, class_balance=class_balance, random_state=0).fit(X)
+    counts = np.sort(np.bincount(est.labels_, minlength=3))
+    assert np.all(np.cumsum(counts)[:-1] >= np.floor(est.size_floors_))
+    np.testing.assert_array_equal(est.predict(X), est.labels_)
+    if class_balance == "auto":
+        # The floors follow the k-means clusters: the blobs are found.
+        assert clustering_error(y, est.labels_) < 0.05
+    else:
+        # Every cluster keeps (1 - class_balance) n / 3.
+        assert counts[0] >= int((1 - class_balance) * X.shape[0] / 3)
+
+
+def test_coordinate_descent_is_refused_on_dask_arrays():
+    da = pytest.importorskip("dask.array")
+    X, _ = blobs(3)
+    with pytest.raises(ValueError, match="solver='cutting-plane'"):
+        CPM3C(n_clusters=3, solver="coordinate-descent").fit(
+            da.from_array(X, chunks=(40, 4))
+        )

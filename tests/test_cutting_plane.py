@@ -111,7 +111,9 @@ def test_cpm3c_stops_cycling_runs_without_a_warning():
     # above the slack, so the paper's stopping rule alone reaches max_iter.
     centres = [[0.0] * 10, [4.0] + [0.0] * 9]
     X, _ = make_blobs([300, 75], centers=centres, random_state=0)
-    params = dict(n_clusters=2, n_init=1, init="kmeans", random_state=0)
+    params = dict(
+        n_clusters=2, n_init=1, init="kmeans", random_state=0, solver="cutting-plane"
+    )
     with pytest.warns(ConvergenceWarning, match="max_iter"):
         cycling = CPM3C(n_iter_no_change=None, **params).fit(X)
     stopped = CPM3C(**params).fit(X)  # no warning: an error under pytest

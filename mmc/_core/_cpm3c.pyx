@@ -419,3 +419,49 @@ def class_sums(
             _row_span(indptr, n_features, i, &start, &end)
             _row_axpy(1.0, data, indices, start, end, &sums[p, 0])
             _row_axpy(1.0, data, indices, start, end, &runner_sums[p, r, 0])
+
+
+def score_matrix(
+        const floating[::1] X_data,          # IN
+        const int[::1] X_indices,            # IN
+        const int[::1] X_indptr,             # IN
+        Py_ssize_t n_features,               # IN
+        const double[:, ::1] W_T,            # IN, (n_features, n_clusters)
+        const double[::1] intercepts,        # IN, (n_clusters,)
+        double[:, ::1] scores,               # OUT, (n_samples, n_clusters)
+):
+    """Every class score of every sample, ``x_i . w_p + intercepts[p]``.
+
+    The same arithmetic as :func:`assign` (no BLAS), so that the scores and
+    the assignments agree on every machine.
+
+    Parameters
+    ----------
+    X_data, X_indices, X_indptr, n_features
+        The rows of X, of shape (n_samples, n_features) (see
+        ``_common.pxd``).
+
+    W_T : ndarray of shape (n_features, n_clusters), dtype=float64
+        Transposed class weight vectors.
+
+    intercepts : ndarray of shape (n_clusters,), dtype=float64
+        Added to the scores.
+
+    scores : ndarray of shape (n_samples, n_clusters), dtype=float64
+        Receives the scores.
+    """
+    cdef:
+        const floating *data = _values(X_data)
+        const int *indices = _indices(X_indices)
+        const int *indptr = _indices(X_indptr)
+        Py_ssize_t n_samples = _n_rows(X_data.shape[0], X_indptr.shape[0], n_features)
+        Py_ssize_t n_clusters = W_T.shape[1]
+        Py_ssize_t i, p, start, end
+
+    with nogil:
+        for i in range(n_samples):
+            for p in range(n_clusters):
+                scores[i, p] = intercepts[p]
+            _row_span(indptr, n_features, i, &start, &end)
+            _row_scores(data, indices, start, end, &W_T[0, 0], n_clusters,
+                        &scores[i, 0])

@@ -1,0 +1,349 @@
+"""Dual coordinate descent for the multiclass (Crammer-Singer) SVM of CPM3C.
+
+With the assignments ``y_i`` of the samples held fixed, each step of CPM3C
+(CCCP) solves a multiclass SVM on the centred samples with a regularised
+intercept per class:
+
+    min_U  1/2 |U|^2 + c sum_i max_p (e_ip + t_ip - t_iy_i),
+    t_ip = u_p . z_i,   z_i = (x_i - mean(x), s),   e_ip = [p != y_i],
+
+(``c = C / n``; the balance constraints are handled by the caller). Its dual
+has k variables per sample, ``alpha_ip <= c [p = y_i]`` with
+``sum_p alpha_ip = 0``, and ``u_p = sum_i alpha_ip z_i`` (plus the balance
+terms). The kernel here minimises the dual over one sample's k variables at
+a time, exactly: with the scores of the other samples' variables fixed, the
+problem in ``alpha_i`` is
+
+    min  A_i/2 |alpha_i|^2 + sum_p b_p alpha_ip,  b_p = g_p - A_i alpha_ip,
+
+where ``A_i = |z_i|^2`` and ``g_p = t_ip + e_ip`` is the gradient. Its KKT
+conditions give ``alpha_ip = min(c_p, (beta - b_p) / A_i)`` for the value
+``beta`` at which the alphas sum to zero, found by sorting the
+``d_p = b_p + A_i c_p`` in decreasing order: ``beta`` is the mean of the
+largest r of them less ``A_i c / r``, for the r where it falls between the
+r-th and (r+1)-th.
+
+The weights are kept without forming the centred samples, so that sparse
+rows stay sparse: ``w_p = w'_p - a_p mean(x)`` with ``w'_p`` the weights on
+the raw rows (``W_T``, transposed, one row of k per feature) and
+``a_p = sum_i alpha_ip``, whence
+
+    t_ip = w'_p . x_i - a_p (x_i . mean) - (w'_p . mean) + a_p |mean|^2 + s v_p.
+
+Samples are visited in a random order drawn afresh each epoch from a
+seeded xorshift generator, so that a run gives the same result on every
+machine; no BLAS is called.
+"""
+
+from cython cimport floating
+from libc.stdint cimport uint32_t
+from libc.stdlib cimport free, malloc
+
+from mmc._core._common cimport (
+    INTERRUPT_CHECK_WORK,
+    _indices,
+    _n_rows,
+    _rand_below,
+    _row_span,
+    _seed_state,
+    _values,
+    check_interrupts,
+)
+
+
+cdef inline void _scores(
+        const floating *data, const int *indices, Py_ssize_t start, Py_ssize_t end,
+        const double *W_T, Py_ssize_t k, double x_dot_mean,
+        const double *offsets, const double *mean_coef, double *scores,
+) noexcept nogil:
+    """``t_ip`` for every class p of the row at ``start .. end``.
+
+    ``offsets[p]`` holds ``s v_p - w'_p . mean + a_p |mean|^2``, the part of
+    the score that does not depend on the row.
+    """
+    cdef Py_ssize_t p, q, j
+    cdef double value
+    for p in range(k):
+        scores[p] = offsets[p] - mean_coef[p] * x_dot_mean
+    for q in range(start, end):
+        value = data[q]
+        if indices == NULL:
+            if value == 0.0:
+                continue
+            j = q - start
+        else:
+            j = indices[q]
+        for p in range(k):
+            scores[p] += value * W_T[j * k + p]
+
+
+cdef inline void _add_row(
+        const floating *data, const int *indices, Py_ssize_t start, Py_ssize_t end,
+        double *W_T, Py_ssize_t k, const double *delta,
+) noexcept nogil:
+    """``w'_p += delta_p x`` for every class p, x the row at ``start .. end``."""
+    cdef Py_ssize_t p, q, j
+    cdef double value
+    for q in range(start, end):
+        value = data[q]
+        if indices == NULL:
+            if value == 0.0:
+                continue
+            j = q - start
+        else:
+            j = indices[q]
+        for p in range(k):
+            W_T[j * k + p] += value * delta[p]
+
+
+cdef inline void _sort_decreasing(double *values, Py_ssize_t n) noexcept nogil:
+    """Insertion sort, largest first (k is small)."""
+    cdef Py_ssize_t a, b
+    cdef double value
+    for a in range(1, n):
+        value = values[a]
+        b = a - 1
+        while b >= 0 and values[b] < value:
+            values[b + 1] = values[b]
+            b -= 1
+        values[b + 1] = value
+
+
+cdef inline double _solve_sample(
+        const double *gradient, double *alpha, Py_ssize_t k, Py_ssize_t label,
+        double A, double cap, double *work, double *delta,
+) noexcept nogil:
+    """Minimise the dual over one sample's variables; returns the KKT violation.
+
+    ``gradient`` holds the ``g_p``, ``alpha`` the sample's variables
+    (updated in place), ``delta`` receives their changes; ``work`` is
+    scratch of size k.
+    """
+    cdef Py_ssize_t p, r
+    cdef double largest = gradient[0], smallest_free, beta, total, new
+    # KKT: g_p equal to beta for every alpha_p below its bound, at most
+    # beta at it; the violation is max_p g_p - min_{alpha_p < c_p} g_p.
+    smallest_free = 1e300
+    for p in range(k):
+        if gradient[p] > largest:
+            largest = gradient[p]
+        if (alpha[p] < 0.0 or (p == label and alpha[p] < cap)) and (
+                gradient[p] < smallest_free):
+            smallest_free = gradient[p]
+    if smallest_free == 1e300 or largest - smallest_free <= 1e-12:
+        for p in range(k):
+            delta[p] = 0.0
+        return 0.0 if smallest_free == 1e300 else largest - smallest_free
+    for p in range(k):
+        work[p] = gradient[p] - A * alpha[p]
+        if p == label:
+            work[p] += A * cap
+    _sort_decreasing(work, k)
+    total = work[0] - A * cap
+    r = 1
+    while r < k and total < r * work[r]:
+        total += work[r]
+        r += 1
+    beta = total / r
+    for p in range(k):
+        new = (beta - (gradient[p] - A * alpha[p])) / A
+        if p == label:
+            if new > cap:
+                new = cap
+        elif new > 0.0:
+            new = 0.0
+        delta[p] = new - alpha[p]
+        alpha[p] = new
+    return largest - smallest_free
+
+
+def dual_epochs(
+        const floating[::1] X_data,             # IN
+        const int[::1] X_indices,               # IN
+        const int[::1] X_indptr,                # IN
+        Py_ssize_t n_features,                  # IN
+        const double[::1] x_dot_mean,           # IN, (n_samples,)
+        const double[::1] sq_norms,             # IN, (n_samples,): A_i
+        const unsigned char[::1] labels,        # IN, (n_samples,)
+        double[:, ::1] alpha,                   # INOUT, (n_samples, k)
+        double[:, ::1] W_T,                     # INOUT, (n_features, k)
+        double[::1] mean_coef,                  # INOUT, (k,): a_p
+        double[::1] W_dot_mean,                 # INOUT, (k,): w'_p . mean
+        double[::1] v,                          # INOUT, (k,)
+        double intercept_scale,                 # IN: s
+        double mean_sq_norm,                    # IN: |mean|^2
+        double cap,                             # IN: c
+        uint32_t seed,                          # IN
+        Py_ssize_t max_epochs,                  # IN
+        double tol,                             # IN
+):
+    """Epochs of dual coordinate descent until the KKT violation is below tol.
+
+    Parameters
+    ----------
+    X_data, X_indices, X_indptr, n_features
+        The rows of X, of shape (n_samples, n_features) (see
+        ``_common.pxd``).
+
+    x_dot_mean : ndarray of shape (n_samples,), dtype=float64
+        ``x_i . mean(x)``.
+
+    sq_norms : ndarray of shape (n_samples,), dtype=float64
+        ``A_i = |x_i - mean(x)|^2 + s^2``; samples with ``A_i = 0`` are
+        skipped (their scores do not depend on U).
+
+    labels : ndarray of shape (n_samples,), dtype=uint8
+        The class ``y_i`` of each sample.
+
+    alpha : ndarray of shape (n_samples, n_clusters), dtype=float64
+        Dual variables, feasible on entry (zeros are); updated.
+
+    W_T, mean_coef, W_dot_mean, v
+        The weights in the form of the module docstring: ``w'`` transposed,
+        ``a``, ``w'_p . mean`` and the constant feature's weights, consistent
+        with ``alpha`` on entry (plus any fixed part the caller added);
+        updated with it.
+
+    intercept_scale, mean_sq_norm, cap
+        ``s``, ``|mean(x)|^2`` and the bound ``c`` of the alphas.
+
+    seed : int
+        Seeds the order of the samples in each epoch.
+
+    max_epochs : int
+        Most passes over the samples.
+
+    tol : float
+        The epochs stop after one whose largest KKT violation is below tol.
+
+    Returns
+    -------
+    n_epochs : int
+        Passes made.
+
+    violation : float
+        Largest KKT violation of the last pass.
+    """
+    cdef:
+        const floating *data = _values(X_data)
+        const int *indices = _indices(X_indices)
+        const int *indptr = _indices(X_indptr)
+        Py_ssize_t n_samples = _n_rows(X_data.shape[0], X_indptr.shape[0], n_features)
+        Py_ssize_t k = W_T.shape[1]
+        Py_ssize_t epoch = 0, position, other, i, p, start, end
+        Py_ssize_t work_done = 0, n_epochs = 0
+        uint32_t state = _seed_state(seed)
+        double violation = 0.0, sample_violation
+        bint changed
+        double *buffer = <double *> malloc(5 * k * sizeof(double))
+        Py_ssize_t *order = <Py_ssize_t *> malloc(
+            (n_samples if n_samples > 0 else 1) * sizeof(Py_ssize_t))
+        double *scores
+        double *work
+        double *delta
+        double *offsets
+
+    if buffer == NULL or order == NULL:
+        free(buffer)
+        free(order)
+        raise MemoryError()
+    scores, work, delta, offsets = buffer, buffer + k, buffer + 2 * k, buffer + 3 * k
+    try:
+        for i in range(n_samples):
+            order[i] = i
+        with nogil:
+            for epoch in range(max_epochs):
+                # A Fisher-Yates shuffle of the visiting order.
+                for position in range(n_samples - 1, 0, -1):
+                    other = _rand_below(&state, position + 1)
+                    i = order[position]
+                    order[position] = order[other]
+                    order[other] = i
+                for p in range(k):
+                    offsets[p] = (intercept_scale * v[p] - W_dot_mean[p]
+                                  + mean_coef[p] * mean_sq_norm)
+                violation = 0.0
+                for position in range(n_samples):
+                    i = order[position]
+                    if sq_norms[i] <= 0.0:
+                        continue
+                    _row_span(indptr, n_features, i, &start, &end)
+                    _scores(data, indices, start, end, &W_T[0, 0], k,
+                            x_dot_mean[i], offsets, &mean_coef[0], scores)
+                    for p in range(k):
+                        if p != labels[i]:
+                            scores[p] += 1.0
+                    sample_violation = _solve_sample(
+                        scores, &alpha[i, 0], k, labels[i], sq_norms[i], cap,
+                        work, delta)
+                    if sample_violation > violation:
+                        violation = sample_violation
+                    changed = False
+                    for p in range(k):
+                        if delta[p] != 0.0:
+                            changed = True
+                            mean_coef[p] += delta[p]
+                            W_dot_mean[p] += delta[p] * x_dot_mean[i]
+                            v[p] += delta[p] * intercept_scale
+                            offsets[p] += delta[p] * (
+                                intercept_scale * intercept_scale
+                                - x_dot_mean[i] + mean_sq_norm)
+                    if changed:
+                        _add_row(data, indices, start, end, &W_T[0, 0], k, delta)
+                    work_done += 2 * k * (end - start) + 4 * k
+                    if work_done >= INTERRUPT_CHECK_WORK:
+                        check_interrupts()
+                        work_done = 0
+                n_epochs = epoch + 1
+                if violation <= tol:
+                    break
+    finally:
+        free(buffer)
+        free(order)
+    return n_epochs, violation
+
+
+def remove_samples(
+        const floating[::1] X_data,             # IN
+        const int[::1] X_indices,               # IN
+        const int[::1] X_indptr,                # IN
+        Py_ssize_t n_features,                  # IN
+        const double[::1] x_dot_mean,           # IN, (n_samples,)
+        const int[::1] samples,                 # IN
+        double[:, ::1] alpha,                   # INOUT, (n_samples, k)
+        double[:, ::1] W_T,                     # INOUT, (n_features, k)
+        double[::1] mean_coef,                  # INOUT, (k,)
+        double[::1] W_dot_mean,                 # INOUT, (k,)
+        double[::1] v,                          # INOUT, (k,)
+        double intercept_scale,                 # IN
+):
+    """Set the dual variables of the given samples to zero, and the weights
+    with them (the samples changed class: their old variables are no longer
+    feasible).
+
+    Parameters are those of :func:`dual_epochs`; ``samples`` lists the rows.
+    """
+    cdef:
+        const floating *data = _values(X_data)
+        const int *indices = _indices(X_indices)
+        const int *indptr = _indices(X_indptr)
+        Py_ssize_t k = W_T.shape[1]
+        Py_ssize_t position, i, p, start, end
+        double *delta = <double *> malloc(k * sizeof(double))
+
+    if delta == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            for position in range(samples.shape[0]):
+                i = samples[position]
+                for p in range(k):
+                    delta[p] = -alpha[i, p]
+                    alpha[i, p] = 0.0
+                    mean_coef[p] += delta[p]
+                    W_dot_mean[p] += delta[p] * x_dot_mean[i]
+                    v[p] += delta[p] * intercept_scale
+                _row_span(indptr, n_features, i, &start, &end)
+                _add_row(data, indices, start, end, &W_T[0, 0], k, delta)
+    finally:
+        free(delta)

@@ -1,0 +1,377 @@
+"""CPM3C by dual coordinate descent: exact CCCP steps, warm-started.
+
+CCCP alternates two steps on the objective of :class:`mmc.CPM3C`: with the
+assignments ``y_i`` fixed, the multiclass (Crammer-Singer) SVM of that
+clustering; then every sample moves to its best class. The cutting-plane
+solver of the paper builds the SVM from aggregated constraints, one dual QP
+per step, and needs hundreds of them (``bench/studies/cpm3c_speed.md``).
+Here the SVM is solved in its per-sample dual by coordinate descent (the
+kernel :func:`mmc._core._crammer_singer.dual_epochs`), a pass over X per
+epoch, and needs few epochs once warm: between two CCCP steps only the
+samples that changed class lose their dual variables.
+
+The balance of the clusters is a floor on their sizes
+(:func:`mmc._balance.size_floors`), held in the assignment step by offsets
+of the classes' scores (:func:`mmc._balance.bound_prices`): with a number
+for ``class_balance`` every cluster keeps at least ``(1 - class_balance) n
+/ k`` samples, as in the k-cluster EvoMMC. (The paper's bound on the
+classes' mean margins couples every dual variable; coordinate steps on its
+multipliers converged slowly, and it does not stop a cluster from
+emptying.)
+
+Exact CCCP stops at the first clustering that the SVM of itself reproduces,
+and every partition into Voronoi cells is one (the SVM of the k-means
+clusters separates them). So C starts small and doubles each time CCCP
+settles, up to its value: with a small C the samples near the boundaries
+lie inside the margin, where the assignments follow the weights, and the
+clusters sharpen as C grows (the continuation of transductive SVMs).
+"""
+
+import math
+
+import numpy as np
+
+from mmc._balance import bound_prices, floor_of
+from mmc._base import decision_values, row_kernel
+from mmc._core._common import mean_hinge_loss, row_sq_norms
+from mmc._core._cpm3c import assign, score_matrix
+from mmc._core._crammer_singer import dual_epochs, remove_samples
+from mmc._cpm3c_constraints import class_scores
+from mmc._cutting_plane import RunResult
+
+# Most epochs of coordinate descent for one SVM.
+MAX_EPOCHS = 1000
+
+# The default precision of each SVM, the largest violation of the dual's
+# optimality conditions in units of the margin, and the number of values of
+# C, doubling up to C. Chosen on the robustness suite's 16 multiclass and
+# 57 two-class cases and the 45 digit pairs over three seeds, never on one
+# data set (bench/studies/cpm3c_dual.md): a precision of 0.1 / 0.03 / 0.01
+# gave mean errors of 4.67 / 4.70 / 4.71 (multiclass), 12.04 / 10.76 /
+# 11.26 (two-class) and 2.01 / 1.93 / 1.93 (pairs) at median times of
+# 8.2 / 9.2 / 11.2 KMeans's on the multiclass cases; 1 / 2 / 4 / 6 values
+# of C gave 2.36 / 2.10 / 1.93 / 2.09 on the pairs and 10.89 / 11.29 /
+# 10.76 / 11.35 on the two-class cases.
+DUAL_TOL = 0.03
+N_LEVELS = 4
+
+
+class DualMulticlassSVM:
+    """The state of a CPM3C run solved by dual coordinate descent.
+
+    Parameters
+    ----------
+    X : ndarray or CSR matrix of shape (n_samples, n_features)
+        The samples (features of the kernel map, if any).
+
+    x_mean : ndarray of shape (n_features,)
+        The mean the samples are centred on.
+
+    n_clusters : int
+
+    floors : ndarray of shape (n_clusters - 1,)
+        Once the assignments are free, the j smallest clusters keep at
+        least ``floors[j - 1]`` samples (:func:`mmc._balance.size_floors`).
+
+    intercept_scale : float
+        Value ``s`` of the constant feature whose weights are the
+        intercepts (0: no intercepts).
+
+    hold_intercepts : bool
+        Keep the intercepts at zero while the assignments are pinned to the
+        start (see :class:`mmc.CPM3C`).
+
+    relabel : bool
+        Whether the assignments follow the weights after the SVM of the
+        start (``refine_init``).
+
+    tol : float
+        Largest KKT violation of the SVM's dual, in units of the margin.
+
+    seed : int
+        Seeds the order in which the samples are visited.
+    """
+
+    def __init__(
+        self,
+        X,
+        x_mean,
+        n_clusters,
+        floors,
+        intercept_scale,
+        hold_intercepts,
+        relabel,
+        tol,
+        seed,
+    ):
+        n_samples, n_features = X.shape
+        k = n_clusters
+        self.X = X
+        self.x_mean = np.asarray(x_mean, dtype=np.float64)
+        self.n_clusters = k
+        self.floors = np.asarray(floors, dtype=np.float64)
+        self.relabel = relabel
+        self.tol = tol
+        self.seed = seed
+        self.C = 0.0
+        self._scale = float(intercept_scale)
+        self.intercept_scale = 0.0 if hold_intercepts else self._scale
+        self._mean_sq_norm = math.fsum(self.x_mean * self.x_mean)
+        self._x_dot_mean = decision_values(X, self.x_mean, 0.0)
+        row_norms = np.empty(n_samples)
+        row_kernel(X, row_sq_norms)(row_norms)
+        # |x_i - mean|^2, the squared norm of a centred sample without the
+        # constant feature.
+        self._centred_sq_norms = np.maximum(
+            row_norms - 2.0 * self._x_dot_mean + self._mean_sq_norm, 0.0
+        )
+        self._epochs = row_kernel(X, dual_epochs)
+        self._remove = row_kernel(X, remove_samples)
+        self._assign = row_kernel(X, assign)
+        self._scores = row_kernel(X, score_matrix)
+        self.alpha = np.zeros((n_samples, k))
+        # The weights in the form of the kernel: w' on the raw rows
+        # (transposed), w'_p . mean, the coefficients a_p of the mean, and
+        # the constant feature's weights.
+        self.W_T = np.zeros((n_features, k))
+        self.W_dot_mean = np.zeros(k)
+        self.mean_coef = np.zeros(k)
+        self.v = np.zeros(k)
+        self.assignment = np.zeros(n_samples, dtype=np.uint8)
+        self.runner = np.zeros(n_samples, dtype=np.uint8)
+        self.gap = np.zeros(n_samples)
+        self._changed = np.empty(n_samples, dtype=np.int32)
+        self._previous = np.empty(n_samples, dtype=np.uint8)
+        self.pinned = True
+        # At the last update: the objective and (W, intercepts).
+        self.objective = np.inf
+        self.weights = None
+        self.n_epochs = 0
+        self._n_solves = 0
+        self.converged = False
+
+    def start(self, state):
+        """Start from ``(centres, labels)`` as
+        :meth:`mmc._cpm3c_constraints.MulticlassConstraints.start` does:
+        each sample in its cluster of ``labels``, or at its nearest centre,
+        the assignments pinned until the SVM of that clustering is solved."""
+        centres, labels = state
+        if labels is not None:
+            self.assignment[:] = labels
+        # -|x - c|^2 = 2 x.c - |c|^2 - |x|^2, and |x|^2 does not change the
+        # order of the classes.
+        class_scores(
+            self._assign,
+            self.X.shape[0],
+            np.ascontiguousarray(2.0 * centres.T),
+            -np.einsum("ij,ij->i", centres, centres),
+            self.assignment,
+            pinned=labels is not None,
+        )
+
+    def set_C(self, C):
+        """A new C; the dual variables stay feasible as long as C grows."""
+        self.C = C
+
+    # The products below go through the row kernels, not BLAS: they decide
+    # assignments and the choice among restarts, which must not depend on
+    # the BLAS kernel of the CPU.
+
+    def centred_weights(self):
+        """W, of shape (k, n_features), C-contiguous, on the centred samples."""
+        return np.ascontiguousarray(self.W_T.T - np.outer(self.mean_coef, self.x_mean))
+
+    def solution(self):
+        """``(W, intercepts)``: scores ``W x + intercepts`` on raw samples."""
+        W = self.centred_weights()
+        return W, self.intercept_scale * self.v - decision_values(W, self.x_mean, 0.0)
+
+    def squared_norm(self):
+        row_norms = np.empty(self.n_clusters)
+        row_kernel(self.centred_weights(), row_sq_norms)(row_norms)
+        return math.fsum(row_norms) + math.fsum(self.v * self.v)
+
+    def solve(self):
+        """The SVM of the current assignments, to the precision ``tol``."""
+        self._n_solves += 1
+        n_epochs, violation = self._epochs(
+            self._x_dot_mean,
+            self._centred_sq_norms + self.intercept_scale**2,
+            self.assignment,
+            self.alpha,
+            self.W_T,
+            self.mean_coef,
+            self.W_dot_mean,
+            self.v,
+            self.intercept_scale,
+            self._mean_sq_norm,
+            self.C / self.X.shape[0],
+            (self.seed + self._n_solves) % 2**32,
+            MAX_EPOCHS,
+            self.tol,
+        )
+        self.n_epochs += n_epochs
+        self.converged = violation <= self.tol
+
+    def update(self):
+        """Every sample to its best class (unless pinned), the clusters below
+        ``min_size`` filled; the samples that moved lose their dual
+        variables. Returns the number of moves.
+
+        The objective and the solution of the SVM just solved, at the new
+        assignments, are kept in ``objective`` and ``weights`` (the weights
+        then lose the moved samples' part, which warm-starts the next SVM).
+        """
+        W, intercepts = self.solution()
+        W_T = np.ascontiguousarray(W.T)
+        before = self.assignment.copy()
+        assign_args = (W_T, intercepts, self.assignment, self.runner, self.gap)
+        self._assign(*assign_args, self._changed, self._previous, pinned=self.pinned)
+        counts = np.bincount(self.assignment, minlength=self.n_clusters)
+        floor = floor_of(counts, self.floors) if not self.pinned else 0.0
+        if floor > 0:
+            # Unregularised offsets of the classes (the multiclass analogue
+            # of CPMMC's bias) keep the clusters at the floor.
+            scores = np.empty((self.X.shape[0], self.n_clusters))
+            self._scores(W_T, intercepts, scores)
+            intercepts = intercepts + bound_prices(scores, floor, self.X.shape[0])
+            self._assign(
+                W_T,
+                intercepts,
+                self.assignment,
+                self.runner,
+                self.gap,
+                self._changed,
+                self._previous,
+            )
+        moved = np.flatnonzero(self.assignment != before).astype(np.int32)
+        self.weights = (W, intercepts)
+        self.objective = 0.5 * self.squared_norm() + self.C * mean_hinge_loss(self.gap)
+        if moved.size:
+            self._remove(
+                self._x_dot_mean,
+                moved,
+                self.alpha,
+                self.W_T,
+                self.mean_coef,
+                self.W_dot_mean,
+                self.v,
+                self.intercept_scale,
+            )
+        return moved.size
+
+    def release(self):
+        """Let the assignments follow the weights, and the held intercepts
+        go; False if nothing was held (the run is over).
+
+        The assignments move at once to the best classes of the SVM just
+        solved, before any intercept is released: the SVM of the start with
+        an intercept fits the start's split so well that CCCP stays there
+        (see :class:`mmc.CPM3C`).
+        """
+        released = False
+        if self.pinned and self.relabel:
+            self.pinned = False
+            self.update()
+            released = True
+        if self.intercept_scale != self._scale:
+            # The constant feature's weights were zero with s = 0: with s,
+            # they are s times the coefficients of the alphas.
+            self.intercept_scale = self._scale
+            self.v = self._scale * self.mean_coef
+            released = True
+        return released
+
+    def n_empty_clusters(self):
+        counts = np.bincount(self.assignment, minlength=self.n_clusters)
+        return int((counts == 0).sum())
+
+    def n_support(self):
+        return int(np.count_nonzero(np.any(self.alpha != 0.0, axis=1)))
+
+
+def dual_cccp_run(
+    svm,
+    *,
+    C,
+    tol,
+    max_iter,
+    n_iter_no_change,
+    verbose,
+    start,
+    name,
+    n_levels=None,
+):
+    """One run of CCCP with SVMs solved by dual coordinate descent.
+
+    ``svm`` is a started :class:`DualMulticlassSVM`. Each iteration solves
+    the SVM of the current assignments and moves the samples to their best
+    class. C starts at ``C / 2**(n_levels - 1)`` (``n_levels`` None:
+    ``N_LEVELS``) and doubles each time CCCP
+    settles (no sample moves, or the objective decreases by less than
+    ``tol`` times its value); the assignments, pinned to the start, are
+    released when it first settles. The run ends when CCCP settles at C
+    with nothing held, after ``n_iter_no_change`` iterations at C without a
+    lower objective, or after ``max_iter`` iterations in all, at the
+    iterate of lowest objective at C with free assignments (the last
+    iterate if there is none).
+
+    Returns
+    -------
+    result : RunResult
+        ``n_constraints`` is the number of samples with non-zero dual
+        variables (the support vectors of the last SVM).
+    """
+    # C is relative to the variance along the principal direction, whose
+    # last digits follow the BLAS kernel; coordinate descent takes many
+    # discrete steps (which sample is skipped, when an epoch is the last),
+    # so C keeps 12 significant digits: the same on every CPU.
+    C = float(f"{C:.12g}")
+    n_levels = N_LEVELS if n_levels is None else n_levels
+    level = 0
+    svm.set_C(C / 2.0 ** (n_levels - 1))
+    best = (np.inf, None)
+    previous, n_stale, converged = np.inf, 0, False
+    for n_iter in range(1, max_iter + 1):
+        svm.solve()
+        n_changed = svm.update()
+        objective = svm.objective
+        if level == n_levels - 1 and not svm.pinned:
+            if objective < best[0]:
+                best, n_stale = (objective, svm.weights), 0
+            else:
+                n_stale += 1
+        if verbose > 1:
+            print(
+                f"[{name} {start}] iteration {n_iter}: C / "
+                f"{2 ** (n_levels - 1 - level)}, {n_changed} moves, objective "
+                f"{objective:.6f}, {svm.n_epochs} epochs"
+            )
+        settled = svm.converged and (
+            n_changed == 0 or previous - objective <= tol * abs(objective)
+        )
+        previous = objective
+        if settled:
+            # An objective of pinned assignments or of a smaller C is no bar.
+            previous = np.inf
+            if svm.release():
+                continue
+            if level == n_levels - 1:
+                converged = True
+                break
+            level += 1
+            svm.set_C(C / 2.0 ** (n_levels - 1 - level))
+        if n_iter_no_change is not None and n_stale >= n_iter_no_change:
+            converged = True
+            break
+    if best[1] is None:
+        best = (svm.objective, svm.weights)
+    objective, (coef, intercept) = best
+    if verbose:
+        print(
+            f"[{name} {start}] {'converged' if converged else 'stopped'} after "
+            f"{n_iter} iterations, objective {objective:.6f}"
+        )
+    return RunResult(
+        coef, intercept, objective, n_iter, svm.n_support(), converged, start
+    )
