@@ -50,10 +50,10 @@ class CPM3C(_CuttingPlaneEstimator):
     never consulted); if every run empties a cluster, a
     ``ConvergenceWarning`` says so. Two solvers are available:
 
-    * ``"coordinate-descent"`` (the default for data in memory with the
-      linear kernel) solves each SVM exactly, in its per-sample dual, by
-      coordinate descent warm-started from the previous step: a pass over
-      X per epoch, a few epochs per step. Exact CCCP stops at any clustering
+    * ``"coordinate-descent"`` (the default with the linear kernel) solves
+      each SVM exactly, in its per-sample dual, by coordinate descent
+      warm-started from the previous step: a pass over X per epoch, a few
+      epochs per step. Exact CCCP stops at any clustering
       that its own SVM reproduces, such as the Voronoi cells of k-means, so
       C starts at C/8 and doubles each time CCCP settles (the continuation
       of transductive SVMs). The balance constraint bounds the cluster
@@ -73,9 +73,11 @@ class CPM3C(_CuttingPlaneEstimator):
       differences of the mean scores ``(w_p - w_q).mean(x)`` instead, which
       does not stop a cluster from emptying). A run that empties a cluster
       is repeated from the same start by a block descent that alternates
-      SVM fits and reassignments. It is used on Dask arrays and with
-      kernels other than the linear one, where its restarts found the two
-      moons and the concentric circles of the robustness suite more often.
+      SVM fits and reassignments. It is used with kernels other than the
+      linear one, where its restarts found the two moons and the concentric
+      circles of the robustness suite more often (over seeds 0-4, errors
+      of 0-17 % and 0-7 %, against 14-22 % and 0-49 % for coordinate
+      descent).
 
     The problem is posed on the centred samples (the mapped ones with a
     kernel), each class with a regularised intercept of its own, so that
@@ -178,9 +180,8 @@ class CPM3C(_CuttingPlaneEstimator):
 
     solver : {"auto", "coordinate-descent", "cutting-plane"}, default="auto"
         How the runs are solved (see above). ``"auto"`` is
-        ``"coordinate-descent"`` on data in memory with the linear kernel,
-        else ``"cutting-plane"`` (the only solver for Dask arrays). The
-        solver used is ``solver_``.
+        ``"coordinate-descent"`` with the linear kernel, else
+        ``"cutting-plane"``. The solver used is ``solver_``.
 
     refine_init : bool, default=True
         Whether the runs move away from their initial clustering. With False
@@ -342,17 +343,9 @@ class CPM3C(_CuttingPlaneEstimator):
 
     def _resolve_solver(self, X):
         """The solver of a fit: ``solver``, or the one ``"auto"`` picks."""
-        in_memory = not is_dask_array(X)
-        if self.solver == "coordinate-descent" and not in_memory:
-            raise ValueError(
-                "CPM3C fits on Dask arrays with solver='cutting-plane' (or "
-                "'auto'): coordinate descent visits the samples one at a time."
-            )
         if self.solver != "auto":
             return self.solver
-        if in_memory and self.kernel == "linear":
-            return "coordinate-descent"
-        return "cutting-plane"
+        return "coordinate-descent" if self.kernel == "linear" else "cutting-plane"
 
     def _check_params_vs_input(self, X):
         if X.shape[0] < self.n_clusters:

@@ -366,12 +366,3 @@ def test_coordinate_descent_keeps_the_size_floors(class_balance):
     else:
         # Every cluster keeps (1 - class_balance) n / 3.
         assert counts[0] >= int((1 - class_balance) * X.shape[0] / 3)
-
-
-def test_coordinate_descent_is_refused_on_dask_arrays():
-    da = pytest.importorskip("dask.array")
-    X, _ = blobs(3)
-    with pytest.raises(ValueError, match="solver='cutting-plane'"):
-        CPM3C(n_clusters=3, solver="coordinate-descent").fit(
-            da.from_array(X, chunks=(40, 4))
-        )
