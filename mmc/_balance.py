@@ -33,6 +33,7 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
+from mmc._core._balance import bound_prices as auction
 from mmc._kmeans import best_kmeans_centres, nearest_centres
 
 # The bound of the papers (CPMMC's l = 0.03 n on the digits), the tolerance
@@ -137,7 +138,8 @@ def bound_prices(scores, lower, upper):
     The assignment of largest total score in which every cluster has
     between ``lower`` and ``upper`` samples is the assignment to the best
     shifted score, ``argmax_p scores[i, p] + prices[p]``, for some prices
-    (the multipliers of the bounds). They are found as in an auction: while
+    (the multipliers of the bounds). They are found as in an auction (the
+    kernel :func:`mmc._core._balance.bound_prices`): while
     a cluster is outside its bounds, the one furthest out moves its price
     to halfway between the shifts at which its ``m``-th and ``(m + 1)``-th
     cheapest samples would join it (too small, m samples short) or leave
@@ -159,42 +161,11 @@ def bound_prices(scores, lower, upper):
     prices : ndarray of shape (n_clusters,)
         Zero when the best scores already keep the sizes within bounds.
     """
-    n_samples, n_clusters = scores.shape
-    prices = np.zeros(n_clusters)
-    rows = np.arange(n_samples)
-    others = ~np.eye(n_clusters, dtype=bool)
+    scores = np.ascontiguousarray(scores, dtype=np.float64)
+    prices = np.zeros(scores.shape[1])
     # A few rounds per cluster in practice; the cap keeps a degenerate case
     # (many tied scores) from running on.
-    for _ in range(50 * n_clusters):
-        shifted = scores + prices
-        assignment = np.argmax(shifted, axis=1)
-        counts = np.bincount(assignment, minlength=n_clusters)
-        short, over = lower - counts, counts - upper
-        if short.max() <= 0 and over.max() <= 0:
-            break
-        if short.max() >= over.max():
-            cluster = int(np.argmax(short))
-            m = int(np.ceil(short[cluster]))
-            outside = assignment != cluster
-            # How far each other sample's best shifted score is above its
-            # score for the cluster: the rise that brings it in.
-            steps = shifted[rows, assignment][outside] - shifted[outside, cluster]
-            sign = 1.0
-        else:
-            cluster = int(np.argmax(over))
-            m = int(np.ceil(over[cluster]))
-            inside = assignment == cluster
-            runner_up = shifted[inside][:, others[cluster]].max(axis=1)
-            steps = shifted[inside, cluster] - runner_up
-            sign = -1.0
-        # The m-th and (m + 1)-th smallest steps (a partial sort).
-        if m < steps.size:
-            steps = np.partition(steps, (m - 1, m))
-            beyond = steps[m]
-        else:
-            steps = np.partition(steps, m - 1)
-            beyond = steps[m - 1] + 1.0
-        prices[cluster] += sign * 0.5 * (steps[m - 1] + beyond)
+    auction(scores, float(lower), float(upper), prices, 50 * scores.shape[1])
     return prices
 
 

@@ -670,3 +670,44 @@ def crammer_singer_epochs(X, labels, alpha, U, s, cap, seed, max_epochs, tol):
         if violation <= tol:
             break
     return alpha, U, n_epochs, violation
+
+
+def bound_prices(scores, lower, upper, max_rounds):
+    """Twin of ``_balance.bound_prices`` in NumPy: the auction of
+    :func:`mmc._balance.bound_prices`, with full sorts' order statistics
+    taken by ``np.partition``; returns the prices."""
+    n_samples, n_clusters = scores.shape
+    prices = np.zeros(n_clusters)
+    rows = np.arange(n_samples)
+    others = ~np.eye(n_clusters, dtype=bool)
+    for _ in range(max_rounds):
+        shifted = scores + prices
+        assignment = np.argmax(shifted, axis=1)
+        counts = np.bincount(assignment, minlength=n_clusters)
+        short, over = lower - counts, counts - upper
+        if short.max() <= 0 and over.max() <= 0:
+            break
+        if short.max() >= over.max():
+            cluster = int(np.argmax(short))
+            m = int(np.ceil(short[cluster]))
+            outside = assignment != cluster
+            # How far each other sample's best shifted score is above its
+            # score for the cluster: the rise that brings it in.
+            steps = shifted[rows, assignment][outside] - shifted[outside, cluster]
+            sign = 1.0
+        else:
+            cluster = int(np.argmax(over))
+            m = int(np.ceil(over[cluster]))
+            inside = assignment == cluster
+            runner_up = shifted[inside][:, others[cluster]].max(axis=1)
+            steps = shifted[inside, cluster] - runner_up
+            sign = -1.0
+        # The m-th and (m + 1)-th smallest steps (a partial sort).
+        if m < steps.size:
+            steps = np.partition(steps, (m - 1, m))
+            beyond = steps[m]
+        else:
+            steps = np.partition(steps, m - 1)
+            beyond = steps[m - 1] + 1.0
+        prices[cluster] += sign * 0.5 * (steps[m - 1] + beyond)
+    return prices
