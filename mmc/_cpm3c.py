@@ -61,7 +61,7 @@ class CPM3C(_CuttingPlaneEstimator):
       offsets of the classes' scores, unregularised like CPMMC's bias, so
       that ``predict`` follows it. Measured on the robustness suite
       (``bench/studies/cpm3c_dual.md``): about 5 times faster than the
-      cutting plane (median fit time 9 against 47 times KMeans's on the
+      cutting plane (median fit time 8.5 against 48 times KMeans's on the
       multiclass cases), with mean errors of 4.70 % against 4.50 % there
       and 10.76 % against 11.56 % on the two-class cases.
     * ``"cutting-plane"``, the paper's method, adds constraints one at a

@@ -49,7 +49,7 @@ MAX_EPOCHS = 1000
 # data set (bench/studies/cpm3c_dual.md): a precision of 0.1 / 0.03 / 0.01
 # gave mean errors of 4.67 / 4.70 / 4.71 (multiclass), 12.04 / 10.76 /
 # 11.26 (two-class) and 2.01 / 1.93 / 1.93 (pairs) at median times of
-# 8.2 / 9.2 / 11.2 KMeans's on the multiclass cases; 1 / 2 / 4 / 6 values
+# 7.6 / 8.5 / 10.6 KMeans's on the multiclass cases; 1 / 2 / 4 / 6 values
 # of C gave 2.36 / 2.10 / 1.93 / 2.09 on the pairs and 10.89 / 11.29 /
 # 10.76 / 11.35 on the two-class cases.
 DUAL_TOL = 0.03
