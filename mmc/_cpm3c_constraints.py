@@ -32,6 +32,19 @@ def class_scores(assign, n_samples, W_T, intercepts, assignment, pinned=False):
     return assignment, runner, gap
 
 
+def add_assignment_buffers(state, n_samples):
+    """Give ``state`` the arrays of the assignment step (the kernel
+    ``assign``): ``assignment``, ``runner`` and ``gap`` (each sample's best
+    class, its runner-up and the gap between their scores), and the
+    kernel's scratch ``_changed`` and ``_previous`` (the samples that
+    changed class, their former classes)."""
+    state.assignment = np.zeros(n_samples, dtype=np.uint8)
+    state.runner = np.zeros(n_samples, dtype=np.uint8)
+    state.gap = np.zeros(n_samples)
+    state._changed = np.empty(n_samples, dtype=np.int32)
+    state._previous = np.empty(n_samples, dtype=np.uint8)
+
+
 def balance_vectors(class_sums, x_mean, assignment, runner, sums, runner_sums, D):
     """The balance vectors D_p of the centred samples, at the assignments.
 
@@ -160,11 +173,7 @@ class MulticlassConstraints:
         self.W = np.zeros((n_clusters, n_features))
         self._W_T = np.zeros((n_features, n_clusters))
         self.intercepts = np.zeros(n_clusters)
-        self.assignment = np.zeros(n_samples, dtype=np.uint8)
-        self.runner = np.zeros(n_samples, dtype=np.uint8)
-        self.gap = np.zeros(n_samples)
-        self._changed = np.empty(n_samples, dtype=np.int32)
-        self._previous = np.empty(n_samples, dtype=np.uint8)
+        add_assignment_buffers(self, n_samples)
         self.pinned = False
         self.repin = repin
         self.relabel = relabel

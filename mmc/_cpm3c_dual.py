@@ -36,7 +36,7 @@ from mmc._base import decision_values, row_kernel
 from mmc._core._common import mean_hinge_loss, row_sq_norms
 from mmc._core._cpm3c import assign, score_matrix
 from mmc._core._crammer_singer import dual_epochs, remove_samples
-from mmc._cpm3c_constraints import class_scores
+from mmc._cpm3c_constraints import add_assignment_buffers, class_scores
 from mmc._cutting_plane import RunResult
 
 # Most epochs of coordinate descent for one SVM.
@@ -137,11 +137,7 @@ class DualMulticlassSVM:
         self.W_dot_mean = np.zeros(k)
         self.mean_coef = np.zeros(k)
         self.v = np.zeros(k)
-        self.assignment = np.zeros(n_samples, dtype=np.uint8)
-        self.runner = np.zeros(n_samples, dtype=np.uint8)
-        self.gap = np.zeros(n_samples)
-        self._changed = np.empty(n_samples, dtype=np.int32)
-        self._previous = np.empty(n_samples, dtype=np.uint8)
+        add_assignment_buffers(self, n_samples)
         self.pinned = True
         # At the last update: the objective and (W, intercepts).
         self.objective = np.inf

@@ -11,7 +11,8 @@ its values flattened (``X.reshape(-1)``) with empty ``X_indices`` and
 ``X_indptr``, row i then being the ``n_features`` values from
 ``i * n_features`` (``mmc._base.rows`` makes these arguments). The helpers
 below find a row's span of ``data`` and apply to it the few operations the
-kernels need (dot products, squared norm, scaled addition), with a branch
+kernels need (dot products, squared norm, scaled addition, and their
+k-class forms: the k scores of a row, k scaled additions), with a branch
 for each storage inside the helper, so that every kernel is written once
 for both. In the dense branch the columns are the positions in the span;
 the arithmetic of each branch is that of a plain loop over the row (one
@@ -139,6 +140,50 @@ cdef inline void _row_axpy(
     else:
         for p in range(start, end):
             out[indices[p]] += alpha * data[p]
+
+
+cdef inline void _row_scores(
+        const floating *data, const int *indices, Py_ssize_t start, Py_ssize_t end,
+        const double *W_T, Py_ssize_t n_clusters, double *scores,
+) noexcept nogil:
+    """Add ``x . w_p`` to ``scores[p]`` for every class p, for the row x at
+    ``start .. end`` and W_T of shape (n_features, n_clusters), row-major.
+
+    The weights of a feature are contiguous in W_T, so the k scores of a
+    row accumulate from contiguous memory; zeros of a dense row are skipped.
+    """
+    cdef Py_ssize_t p, q, j
+    cdef double value
+    for q in range(start, end):
+        value = data[q]
+        if indices == NULL:
+            if value == 0.0:
+                continue
+            j = q - start
+        else:
+            j = indices[q]
+        for p in range(n_clusters):
+            scores[p] += value * W_T[j * n_clusters + p]
+
+
+cdef inline void _row_outer_axpy(
+        const floating *data, const int *indices, Py_ssize_t start, Py_ssize_t end,
+        const double *delta, Py_ssize_t n_clusters, double *W_T,
+) noexcept nogil:
+    """``w_p += delta_p x`` for every class p, for the row x at ``start ..
+    end`` and W_T as in :func:`_row_scores` (zeros of a dense row skipped)."""
+    cdef Py_ssize_t p, q, j
+    cdef double value
+    for q in range(start, end):
+        value = data[q]
+        if indices == NULL:
+            if value == 0.0:
+                continue
+            j = q - start
+        else:
+            j = indices[q]
+        for p in range(n_clusters):
+            W_T[j * n_clusters + p] += value * delta[p]
 
 
 cdef inline uint32_t _xorshift(uint32_t *state) noexcept nogil:

@@ -29,6 +29,7 @@ from mmc._core._common cimport (
     _n_rows,
     _row_axpy,
     _row_dot_difference,
+    _row_scores,
     _row_span,
     _row_sq_norm,
     _values,
@@ -67,29 +68,6 @@ cdef inline void _top_two(
     first[0] = <unsigned char> best
     second[0] = <unsigned char> runner
     gap[0] = scores[best] - scores[runner]
-
-
-cdef inline void _row_scores(
-        const floating *data, const int *indices, Py_ssize_t start, Py_ssize_t end,
-        const double *W_T, Py_ssize_t n_clusters, double *scores,
-) noexcept nogil:
-    """Add ``x . w_p`` to ``scores[p]`` for every class p (W_T row-major).
-
-    The weights of a feature are contiguous in W_T, so the k scores of a
-    row accumulate from contiguous memory; zeros of a dense row are skipped.
-    """
-    cdef Py_ssize_t p, q, j
-    cdef double value
-    for q in range(start, end):
-        value = data[q]
-        if indices == NULL:
-            if value == 0.0:
-                continue
-            j = q - start
-        else:
-            j = indices[q]
-        for p in range(n_clusters):
-            scores[p] += value * W_T[j * n_clusters + p]
 
 
 def assign(

@@ -44,6 +44,8 @@ from mmc._core._common cimport (
     _indices,
     _n_rows,
     _rand_below,
+    _row_outer_axpy,
+    _row_scores,
     _row_span,
     _seed_state,
     _values,
@@ -61,39 +63,10 @@ cdef inline void _scores(
     ``offsets[p]`` holds ``s v_p - w'_p . mean + a_p |mean|^2``, the part of
     the score that does not depend on the row.
     """
-    cdef Py_ssize_t p, q, j
-    cdef double value
+    cdef Py_ssize_t p
     for p in range(k):
         scores[p] = offsets[p] - mean_coef[p] * x_dot_mean
-    for q in range(start, end):
-        value = data[q]
-        if indices == NULL:
-            if value == 0.0:
-                continue
-            j = q - start
-        else:
-            j = indices[q]
-        for p in range(k):
-            scores[p] += value * W_T[j * k + p]
-
-
-cdef inline void _add_row(
-        const floating *data, const int *indices, Py_ssize_t start, Py_ssize_t end,
-        double *W_T, Py_ssize_t k, const double *delta,
-) noexcept nogil:
-    """``w'_p += delta_p x`` for every class p, x the row at ``start .. end``."""
-    cdef Py_ssize_t p, q, j
-    cdef double value
-    for q in range(start, end):
-        value = data[q]
-        if indices == NULL:
-            if value == 0.0:
-                continue
-            j = q - start
-        else:
-            j = indices[q]
-        for p in range(k):
-            W_T[j * k + p] += value * delta[p]
+    _row_scores(data, indices, start, end, W_T, k, scores)
 
 
 cdef inline void _sort_decreasing(double *values, Py_ssize_t n) noexcept nogil:
@@ -289,7 +262,7 @@ def dual_epochs(
                                 intercept_scale * intercept_scale
                                 - x_dot_mean[i] + mean_sq_norm)
                     if changed:
-                        _add_row(data, indices, start, end, &W_T[0, 0], k, delta)
+                        _row_outer_axpy(data, indices, start, end, delta, k, &W_T[0, 0])
                     work_done += 2 * k * (end - start) + 4 * k
                     if work_done >= INTERRUPT_CHECK_WORK:
                         check_interrupts()
@@ -344,6 +317,6 @@ def remove_samples(
                     W_dot_mean[p] += delta[p] * x_dot_mean[i]
                     v[p] += delta[p] * intercept_scale
                 _row_span(indptr, n_features, i, &start, &end)
-                _add_row(data, indices, start, end, &W_T[0, 0], k, delta)
+                _row_outer_axpy(data, indices, start, end, delta, k, &W_T[0, 0])
     finally:
         free(delta)
