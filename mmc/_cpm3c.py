@@ -217,7 +217,9 @@ class CPM3C(_CuttingPlaneEstimator):
         their size floors.
 
     objective_ : float
-        Value of the objective above at the solution.
+        Value of the objective above at the solution (with coordinate
+        descent, the offsets that hold the size floors are not part of the
+        regularised intercepts).
 
     class_balance_ : float
         The balance bound the runs used: ``class_balance``, or the value

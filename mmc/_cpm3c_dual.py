@@ -210,8 +210,9 @@ class DualMulticlassSVM:
         self.converged = violation <= self.tol
 
     def update(self):
-        """Every sample to its best class (unless pinned), the clusters below
-        ``min_size`` filled; the samples that moved lose their dual
+        """Every sample to its best class (unless pinned), with the offsets
+        of the classes' scores that meet the size floors (``floors``) when
+        the best classes do not; the samples that moved lose their dual
         variables. Returns the number of moves.
 
         The objective and the solution of the SVM just solved, at the new
