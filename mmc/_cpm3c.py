@@ -91,7 +91,8 @@ class CPM3C(_CuttingPlaneEstimator):
     zero until the assignments are released: with an intercept it fits the
     start's split so well that its CCCP stays at it (coordinate descent
     escapes by its continuation in C and holds nothing: on the 45 digit
-    pairs, holding raised its mean error from 2.04% to 2.40%). With any
+    pairs over three seeds, holding raised its mean error from 1.93% to
+    1.99%, ``bench/studies/cpm3c_dual.md``). With any
     other kernel the runs see the
     mapped samples, centred, and a constant feature that is not (the kernel
     ``K + s^2``, with ``s^2`` the mean of ``K(x, x)``), whose weights are
@@ -406,20 +407,6 @@ class CPM3C(_CuttingPlaneEstimator):
             x_mean = x_mean.copy()
             x_mean[-1] = 0.0
             intercept_scale = 0.0
-        # Two clusters: the SVM of the start is fitted through the mean, its
-        # intercepts held at zero until the assignments are released.
-        # With an intercept it fits the start's split so well that CCCP
-        # stays there (digits 5v9: the median split along the principal
-        # direction, 14.6% error, against 1.1% when held;
-        # bench/studies/cpm3c_intercept.md). With k > 2 clusters, the
-        # k (k - 1) / 2 boundaries of a linear machine through one point
-        # cannot follow a general clustering, and that start SVM needs
-        # hundreds of iterations (tf-idf text, k = 10).
-        hold_intercepts = (
-            self.n_clusters == 2
-            and self.refine_init
-            and self.solver_ == "cutting-plane"
-        )
         if self.solver_ == "coordinate-descent":
             return DualMulticlassSVM(
                 X,
@@ -427,11 +414,19 @@ class CPM3C(_CuttingPlaneEstimator):
                 self.n_clusters,
                 self.size_floors_,
                 intercept_scale,
-                hold_intercepts=hold_intercepts,
                 relabel=self.refine_init,
                 tol=self._epsilon(),
                 seed=seed,
             )
+        # Two clusters: the cutting plane fits the SVM of the start through
+        # the mean, its intercepts held at zero until the assignments are
+        # released. With an intercept it fits the start's split so well that
+        # CCCP stays there (digits 5v9: the median split along the principal
+        # direction, 14.6% error, against 1.1% when held;
+        # bench/studies/cpm3c_intercept.md). With k > 2 clusters, the
+        # k (k - 1) / 2 boundaries of a linear machine through one point
+        # cannot follow a general clustering, and that start SVM needs
+        # hundreds of iterations (tf-idf text, k = 10).
         return MulticlassConstraints(
             X,
             x_mean,
@@ -442,7 +437,7 @@ class CPM3C(_CuttingPlaneEstimator):
             repin=repin,
             relabel=self.refine_init,
             intercept_scale=intercept_scale,
-            hold_intercepts=hold_intercepts,
+            hold_intercepts=self.n_clusters == 2 and self.refine_init,
         )
 
     def _epsilon(self):

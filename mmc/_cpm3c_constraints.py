@@ -32,6 +32,26 @@ def class_scores(assign, n_samples, W_T, intercepts, assignment, pinned=False):
     return assignment, runner, gap
 
 
+def start_assignment(state, centres, labels):
+    """Assign each sample of ``state`` (a CPM3C working set: ``X``, the
+    bound kernel ``_assign``, ``assignment``) to its cluster in ``labels``,
+    or to its nearest of ``centres`` when ``labels`` is None; returns each
+    sample's runner-up class, the nearest other centre."""
+    if labels is not None:
+        state.assignment[:] = labels
+    # -|x - c|^2 = 2 x.c - |c|^2 - |x|^2, and |x|^2 does not change the
+    # order of the classes.
+    _, runner, _ = class_scores(
+        state._assign,
+        state.X.shape[0],
+        np.ascontiguousarray(2.0 * centres.T),
+        -np.einsum("ij,ij->i", centres, centres),
+        state.assignment,
+        pinned=labels is not None,
+    )
+    return runner
+
+
 def add_assignment_buffers(state, n_samples):
     """Give ``state`` the arrays of the assignment step (the kernel
     ``assign``): ``assignment``, ``runner`` and ``gap`` (each sample's best
@@ -202,18 +222,7 @@ class MulticlassConstraints:
         """
         centres, labels = state
         self.pinned = True
-        if labels is not None:
-            self.assignment[:] = labels
-        # -|x - c|^2 = 2 x.c - |c|^2 - |x|^2, and |x|^2 does not change the
-        # order of the classes.
-        _, self.runner, _ = class_scores(
-            self._assign,
-            self.X.shape[0],
-            np.ascontiguousarray(2.0 * centres.T),
-            -np.einsum("ij,ij->i", centres, centres),
-            self.assignment,
-            pinned=labels is not None,
-        )
+        self.runner = start_assignment(self, centres, labels)
         self.gap[:] = 0.0
         self._update_balance()
 

@@ -36,7 +36,7 @@ from mmc._base import decision_values, row_kernel
 from mmc._core._common import mean_hinge_loss, row_sq_norms
 from mmc._core._cpm3c import assign, score_matrix
 from mmc._core._crammer_singer import dual_epochs, remove_samples
-from mmc._cpm3c_constraints import add_assignment_buffers, class_scores
+from mmc._cpm3c_constraints import add_assignment_buffers, start_assignment
 from mmc._cutting_plane import RunResult
 
 # Most epochs of coordinate descent for one SVM.
@@ -77,10 +77,6 @@ class DualMulticlassSVM:
         Value ``s`` of the constant feature whose weights are the
         intercepts (0: no intercepts).
 
-    hold_intercepts : bool
-        Keep the intercepts at zero while the assignments are pinned to the
-        start (see :class:`mmc.CPM3C`).
-
     relabel : bool
         Whether the assignments follow the weights after the SVM of the
         start (``refine_init``).
@@ -99,7 +95,6 @@ class DualMulticlassSVM:
         n_clusters,
         floors,
         intercept_scale,
-        hold_intercepts,
         relabel,
         tol,
         seed,
@@ -114,8 +109,7 @@ class DualMulticlassSVM:
         self.tol = tol
         self.seed = seed
         self.C = 0.0
-        self._scale = float(intercept_scale)
-        self.intercept_scale = 0.0 if hold_intercepts else self._scale
+        self.intercept_scale = float(intercept_scale)
         self._mean_sq_norm = math.fsum(self.x_mean * self.x_mean)
         self._x_dot_mean = decision_values(X, self.x_mean, 0.0)
         row_norms = np.empty(n_samples)
@@ -151,19 +145,7 @@ class DualMulticlassSVM:
         :meth:`mmc._cpm3c_constraints.MulticlassConstraints.start` does:
         each sample in its cluster of ``labels``, or at its nearest centre,
         the assignments pinned until the SVM of that clustering is solved."""
-        centres, labels = state
-        if labels is not None:
-            self.assignment[:] = labels
-        # -|x - c|^2 = 2 x.c - |c|^2 - |x|^2, and |x|^2 does not change the
-        # order of the classes.
-        class_scores(
-            self._assign,
-            self.X.shape[0],
-            np.ascontiguousarray(2.0 * centres.T),
-            -np.einsum("ij,ij->i", centres, centres),
-            self.assignment,
-            pinned=labels is not None,
-        )
+        start_assignment(self, *state)
 
     def set_C(self, C):
         """A new C; the dual variables stay feasible as long as C grows."""
@@ -258,26 +240,14 @@ class DualMulticlassSVM:
         return moved.size
 
     def release(self):
-        """Let the assignments follow the weights, and the held intercepts
-        go; False if nothing was held (the run is over).
-
-        The assignments move at once to the best classes of the SVM just
-        solved, before any intercept is released: the SVM of the start with
-        an intercept fits the start's split so well that CCCP stays there
-        (see :class:`mmc.CPM3C`).
-        """
-        released = False
-        if self.pinned and self.relabel:
-            self.pinned = False
-            self.update()
-            released = True
-        if self.intercept_scale != self._scale:
-            # The constant feature's weights were zero with s = 0: with s,
-            # they are s times the coefficients of the alphas.
-            self.intercept_scale = self._scale
-            self.v = self._scale * self.mean_coef
-            released = True
-        return released
+        """Let the assignments follow the weights: they move at once to the
+        best classes of the SVM just solved. False if they were free already
+        (or stay pinned, ``relabel`` False): the run is over."""
+        if not (self.pinned and self.relabel):
+            return False
+        self.pinned = False
+        self.update()
+        return True
 
     def n_empty_clusters(self):
         counts = np.bincount(self.assignment, minlength=self.n_clusters)
