@@ -175,6 +175,21 @@ def margin_balance(proportions):
     return 2.0 * float(proportions.max() - proportions.min())
 
 
+def uneven_proportions(sizes):
+    """The proportions of clusters of ``sizes`` when they are uneven beyond
+    sampling noise (largest and smallest more than ``3 / sqrt(n)`` apart
+    for the n samples counted), else None (also for ``sizes`` None)."""
+    if sizes is None:
+        return None
+    sizes = np.asarray(sizes, dtype=np.float64)
+    n_samples = float(sizes.sum())
+    proportions = sizes / n_samples
+    spread = float(proportions.max() - proportions.min())
+    if spread <= NOISE_STANDARD_ERRORS / math.sqrt(n_samples):
+        return None
+    return proportions
+
+
 def auto_class_balance(sizes, balance_of):
     """The ``class_balance`` of ``"auto"`` for clusters of ``sizes``.
 
@@ -195,13 +210,8 @@ def auto_class_balance(sizes, balance_of):
         else ``balance_of(proportions) + PAPER_CLASS_BALANCE`` (at most 1 for
         :func:`size_balance`).
     """
-    if sizes is None:
-        return PAPER_CLASS_BALANCE
-    sizes = np.asarray(sizes, dtype=np.float64)
-    n_samples = float(sizes.sum())
-    proportions = sizes / n_samples
-    spread = float(proportions.max() - proportions.min())
-    if spread <= NOISE_STANDARD_ERRORS / math.sqrt(n_samples):
+    proportions = uneven_proportions(sizes)
+    if proportions is None:
         return PAPER_CLASS_BALANCE
     class_balance = balance_of(proportions) + PAPER_CLASS_BALANCE
     if balance_of is size_balance:
@@ -228,14 +238,9 @@ def size_floors(sizes, n_samples, n_clusters, class_balance):
     """
     steps = np.arange(1, n_clusters)
     if class_balance == "auto":
-        proportions = None
-        if sizes is not None:
-            sizes = np.sort(np.asarray(sizes, dtype=np.float64))
-            spread = (sizes[-1] - sizes[0]) / sizes.sum()
-            if spread > NOISE_STANDARD_ERRORS / math.sqrt(sizes.sum()):
-                proportions = sizes / sizes.sum()
+        proportions = uneven_proportions(sizes)
         if proportions is not None:
-            shares = np.cumsum(proportions)[:-1] - (
+            shares = np.cumsum(np.sort(proportions))[:-1] - (
                 PAPER_CLASS_BALANCE * steps / n_clusters
             )
             return np.maximum(shares, 0.0) * n_samples
