@@ -204,8 +204,15 @@ class DualMulticlassSVM:
         W, intercepts = self.solution()
         W_T = np.ascontiguousarray(W.T)
         before = self.assignment.copy()
-        assign_args = (W_T, intercepts, self.assignment, self.runner, self.gap)
-        self._assign(*assign_args, self._changed, self._previous, pinned=self.pinned)
+        # The assignments, runner-up classes, gaps and the kernel's scratch.
+        outputs = (
+            self.assignment,
+            self.runner,
+            self.gap,
+            self._changed,
+            self._previous,
+        )
+        self._assign(W_T, intercepts, *outputs, pinned=self.pinned)
         counts = np.bincount(self.assignment, minlength=self.n_clusters)
         floor = floor_of(counts, self.floors) if not self.pinned else 0.0
         if floor > 0:
@@ -214,15 +221,7 @@ class DualMulticlassSVM:
             scores = np.empty((self.X.shape[0], self.n_clusters))
             self._scores(W_T, intercepts, scores)
             intercepts = intercepts + bound_prices(scores, floor, self.X.shape[0])
-            self._assign(
-                W_T,
-                intercepts,
-                self.assignment,
-                self.runner,
-                self.gap,
-                self._changed,
-                self._previous,
-            )
+            self._assign(W_T, intercepts, *outputs)
         moved = np.flatnonzero(self.assignment != before).astype(np.int32)
         self.weights = (W, intercepts)
         self.objective = 0.5 * self.squared_norm() + self.C * mean_hinge_loss(self.gap)
