@@ -55,6 +55,13 @@ MAX_EPOCHS = 1000
 DUAL_TOL = 0.03
 N_LEVELS = 4
 
+# Rows of a segment of the coordinate descent's visiting order
+# (:func:`mmc._core._crammer_singer.dual_epochs`): each segment is shuffled
+# on its own, so that a Dask array in blocks of whole segments is solved
+# block after block exactly as in memory (mmc/_dask_cpm3c.py). Data of at
+# most this many rows are shuffled as one.
+SEGMENT_ROWS = 1 << 16
+
 
 class DualMulticlassSVM:
     """The state of a CPM3C run solved by dual coordinate descent.
@@ -99,18 +106,10 @@ class DualMulticlassSVM:
         tol,
         seed,
     ):
-        n_samples, n_features = X.shape
-        k = n_clusters
-        self.X = X
-        self.x_mean = np.asarray(x_mean, dtype=np.float64)
-        self.n_clusters = k
-        self.floors = np.asarray(floors, dtype=np.float64)
-        self.relabel = relabel
-        self.tol = tol
-        self.seed = seed
-        self.C = 0.0
-        self.intercept_scale = float(intercept_scale)
-        self._mean_sq_norm = math.fsum(self.x_mean * self.x_mean)
+        self._set_parameters(
+            X, x_mean, n_clusters, floors, intercept_scale, relabel, tol, seed
+        )
+        n_samples = X.shape[0]
         self._x_dot_mean = decision_values(X, self.x_mean, 0.0)
         row_norms = np.empty(n_samples)
         row_kernel(X, row_sq_norms)(row_norms)
@@ -123,15 +122,32 @@ class DualMulticlassSVM:
         self._remove = row_kernel(X, remove_samples)
         self._assign = row_kernel(X, assign)
         self._scores = row_kernel(X, score_matrix)
-        self.alpha = np.zeros((n_samples, k))
+        self.alpha = np.zeros((n_samples, n_clusters))
+        add_assignment_buffers(self, n_samples)
+
+    def _set_parameters(
+        self, X, x_mean, n_clusters, floors, intercept_scale, relabel, tol, seed
+    ):
+        """What a run keeps of size independent of n: the parameters, the
+        weights and the run's progress."""
+        k = n_clusters
+        self.X = X
+        self.x_mean = np.asarray(x_mean, dtype=np.float64)
+        self.n_clusters = k
+        self.floors = np.asarray(floors, dtype=np.float64)
+        self.relabel = relabel
+        self.tol = tol
+        self.seed = seed
+        self.C = 0.0
+        self.intercept_scale = float(intercept_scale)
+        self._mean_sq_norm = math.fsum(self.x_mean * self.x_mean)
         # The weights in the form of the kernel: w' on the raw rows
         # (transposed), w'_p . mean, the coefficients a_p of the mean, and
         # the constant feature's weights.
-        self.W_T = np.zeros((n_features, k))
+        self.W_T = np.zeros((X.shape[1], k))
         self.W_dot_mean = np.zeros(k)
         self.mean_coef = np.zeros(k)
         self.v = np.zeros(k)
-        add_assignment_buffers(self, n_samples)
         self.pinned = True
         # At the last update: the objective and (W, intercepts).
         self.objective = np.inf
@@ -146,6 +162,7 @@ class DualMulticlassSVM:
         each sample in its cluster of ``labels``, or at its nearest centre,
         the assignments pinned until the SVM of that clustering is solved."""
         start_assignment(self, *state)
+        self.counts = np.bincount(self.assignment, minlength=self.n_clusters)
 
     def set_C(self, C):
         """A new C; the dual variables stay feasible as long as C grows."""
@@ -187,6 +204,7 @@ class DualMulticlassSVM:
             (self.seed + self._n_solves) % 2**32,
             MAX_EPOCHS,
             self.tol,
+            SEGMENT_ROWS,
         )
         self.n_epochs += n_epochs
         self.converged = violation <= self.tol
@@ -203,8 +221,29 @@ class DualMulticlassSVM:
         """
         W, intercepts = self.solution()
         W_T = np.ascontiguousarray(W.T)
-        before = self.assignment.copy()
-        # The assignments, runner-up classes, gaps and the kernel's scratch.
+        counts, loss = self._assign_rows(W_T, intercepts, self.pinned, keep=True)
+        floor = floor_of(counts, self.floors) if not self.pinned else 0.0
+        if floor > 0:
+            # Unregularised offsets of the classes (the multiclass analogue
+            # of CPMMC's bias) keep the clusters at the floor.
+            scores = self._score_rows(W_T, intercepts)
+            intercepts = intercepts + bound_prices(scores, floor, self.X.shape[0])
+            counts, loss = self._assign_rows(W_T, intercepts, False)
+        self.counts = counts
+        self.weights = (W, intercepts)
+        self.objective = 0.5 * self.squared_norm() + self.C * loss
+        return self._remove_moved()
+
+    # The passes over the rows of :meth:`update` (mmc/_dask_cpm3c.py runs
+    # them on blocks of rows).
+
+    def _assign_rows(self, W_T, intercepts, pinned, keep=False):
+        """Each sample to its best class (:func:`mmc._core._cpm3c.assign`);
+        with ``keep``, the assignments before it are kept for
+        :meth:`_remove_moved`. Returns the counts of the classes and the
+        mean hinge loss."""
+        if keep:
+            self._before = self.assignment.copy()
         outputs = (
             self.assignment,
             self.runner,
@@ -212,19 +251,20 @@ class DualMulticlassSVM:
             self._changed,
             self._previous,
         )
-        self._assign(W_T, intercepts, *outputs, pinned=self.pinned)
+        self._assign(W_T, intercepts, *outputs, pinned=pinned)
         counts = np.bincount(self.assignment, minlength=self.n_clusters)
-        floor = floor_of(counts, self.floors) if not self.pinned else 0.0
-        if floor > 0:
-            # Unregularised offsets of the classes (the multiclass analogue
-            # of CPMMC's bias) keep the clusters at the floor.
-            scores = np.empty((self.X.shape[0], self.n_clusters))
-            self._scores(W_T, intercepts, scores)
-            intercepts = intercepts + bound_prices(scores, floor, self.X.shape[0])
-            self._assign(W_T, intercepts, *outputs)
-        moved = np.flatnonzero(self.assignment != before).astype(np.int32)
-        self.weights = (W, intercepts)
-        self.objective = 0.5 * self.squared_norm() + self.C * mean_hinge_loss(self.gap)
+        return counts, mean_hinge_loss(self.gap)
+
+    def _score_rows(self, W_T, intercepts):
+        """The score of every sample for every class, (n_samples, k)."""
+        scores = np.empty((self.X.shape[0], self.n_clusters))
+        self._scores(W_T, intercepts, scores)
+        return scores
+
+    def _remove_moved(self):
+        """The samples that changed class since :meth:`_assign_rows` kept
+        the assignments lose their dual variables; returns their number."""
+        moved = np.flatnonzero(self.assignment != self._before).astype(np.int32)
         if moved.size:
             self._remove(
                 self._x_dot_mean,
@@ -249,8 +289,7 @@ class DualMulticlassSVM:
         return True
 
     def n_empty_clusters(self):
-        counts = np.bincount(self.assignment, minlength=self.n_clusters)
-        return int((counts == 0).sum())
+        return int((self.counts == 0).sum())
 
     def n_support(self):
         return int(np.count_nonzero(np.any(self.alpha != 0.0, axis=1)))

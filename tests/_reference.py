@@ -595,22 +595,33 @@ def best_moves(V, weights, labels, n_clusters, min_size):
     return gains
 
 
-def xorshift_orders(seed, n_samples, n_epochs):
+def xorshift_orders(seed, n_samples, n_epochs, segment_rows=1 << 16):
     """Helper: the visiting orders of ``_crammer_singer.dual_epochs``, one per
-    epoch (Fisher-Yates shuffles driven by Marsaglia's xorshift32, seeded as
-    ``_seed_state`` seeds it; each epoch shuffles the previous order)."""
+    epoch: the rows in segments of ``segment_rows``, each shuffled by
+    Fisher-Yates driven by Marsaglia's xorshift32 of its own (segment j
+    seeded with ``seed + j * 2654435769``, as ``_seed_state`` seeds it);
+    each epoch shuffles the previous order."""
     mask = 0xFFFFFFFF
-    state = seed if seed != 0 else 2463534242
-    order = list(range(n_samples))
+    segments = [
+        list(range(first, min(first + segment_rows, n_samples)))
+        for first in range(0, n_samples, segment_rows)
+    ]
+    states = []
+    for j in range(len(segments)):
+        state = (seed + j * 2654435769) & mask
+        states.append(state if state != 0 else 2463534242)
     orders = []
     for _ in range(n_epochs):
-        for position in range(n_samples - 1, 0, -1):
-            state ^= (state << 13) & mask
-            state ^= state >> 17
-            state ^= (state << 5) & mask
-            other = (state * (position + 1)) >> 32
-            order[position], order[other] = order[other], order[position]
-        orders.append(list(order))
+        for j, order in enumerate(segments):
+            state = states[j]
+            for position in range(len(order) - 1, 0, -1):
+                state ^= (state << 13) & mask
+                state ^= state >> 17
+                state ^= (state << 5) & mask
+                other = (state * (position + 1)) >> 32
+                order[position], order[other] = order[other], order[position]
+            states[j] = state
+        orders.append([i for order in segments for i in order])
     return orders
 
 
@@ -638,7 +649,9 @@ def crammer_singer_sample(gradient, alpha, label, A, cap):
     return np.minimum(bound, (0.5 * (low + high) - b) / A)
 
 
-def crammer_singer_epochs(X, labels, alpha, U, s, cap, seed, max_epochs, tol):
+def crammer_singer_epochs(
+    X, labels, alpha, U, s, cap, seed, max_epochs, tol, segment_rows=1 << 16
+):
     """Twin of ``_crammer_singer.dual_epochs`` on explicit centred samples.
 
     ``U`` (k, d + 1) holds the weights on ``z_i = (x_i - mean(x), s)`` (the
@@ -651,7 +664,7 @@ def crammer_singer_epochs(X, labels, alpha, U, s, cap, seed, max_epochs, tol):
     Z = np.hstack([X - X.mean(axis=0), np.full((n, 1), s)])
     alpha, U = alpha.copy(), U.copy()
     violation, n_epochs = 0.0, 0
-    for order in xorshift_orders(seed, n, max_epochs):
+    for order in xorshift_orders(seed, n, max_epochs, segment_rows):
         violation = 0.0
         for i in order:
             A = Z[i] @ Z[i]

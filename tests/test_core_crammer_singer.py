@@ -13,7 +13,13 @@ from _data import random_X
 from _reference import crammer_singer_epochs, crammer_singer_sample
 
 from mmc._base import rows
-from mmc._core._crammer_singer import dual_epochs, remove_samples
+from mmc._core._crammer_singer import (
+    dual_epoch,
+    dual_epochs,
+    epoch_offsets,
+    remove_samples,
+    seed_segments,
+)
 
 CASES = [
     pytest.param(dtype, sparse, id=f"{np.dtype(dtype).name}-{('dense', 'csr')[sparse]}")
@@ -58,7 +64,7 @@ class _State:
         W = self.W_T.T - np.outer(self.mean_coef, self.mean)
         return np.hstack([W, self.v[:, None]])
 
-    def epochs(self, X, labels, cap, seed, max_epochs, tol):
+    def epochs(self, X, labels, cap, seed, max_epochs, tol, segment_rows=1 << 16):
         return dual_epochs(
             *rows(X),
             self.x_dot_mean,
@@ -75,6 +81,7 @@ class _State:
             seed,
             max_epochs,
             tol,
+            segment_rows,
         )
 
 
@@ -82,7 +89,8 @@ class _State:
 @pytest.mark.parametrize("shape", [(1, 3), (7, 1), (40, 6), (90, 15)])
 @pytest.mark.parametrize("k", [2, 3, 6])
 @pytest.mark.parametrize("warm", [False, True])
-def test_dual_epochs_match_reference(dtype, sparse, shape, k, warm):
+@pytest.mark.parametrize("segment_rows", [1 << 16, 8])
+def test_dual_epochs_match_reference(dtype, sparse, shape, k, warm, segment_rows):
     rng = np.random.default_rng(shape[0] * 100 + k + 7 * warm)
     X = random_X(rng, *shape, dtype, sparse, scales=(0.1, 1.0, 3.0))
     labels = rng.integers(k, size=shape[0]).astype(np.uint8)
@@ -90,9 +98,9 @@ def test_dual_epochs_match_reference(dtype, sparse, shape, k, warm):
     alpha = _feasible_alpha(rng, labels, k, cap) if warm else np.zeros((shape[0], k))
     state = _State(X, alpha, s)
     U0 = state.centred_U()
-    n_epochs, violation = state.epochs(X, labels, cap, 12345, 4, -1.0)
+    n_epochs, violation = state.epochs(X, labels, cap, 12345, 4, -1.0, segment_rows)
     ref_alpha, ref_U, ref_epochs, ref_violation = crammer_singer_epochs(
-        X, labels, alpha, U0, s, cap, 12345, 4, -1.0
+        X, labels, alpha, U0, s, cap, 12345, 4, -1.0, segment_rows
     )
     assert n_epochs == ref_epochs
     np.testing.assert_allclose(state.alpha, ref_alpha, rtol=1e-7, atol=1e-9)
@@ -190,3 +198,57 @@ def test_dual_epochs_depend_on_the_seed_only_through_the_order():
         results.append(state.centred_U())
     np.testing.assert_array_equal(results[0], results[1])
     np.testing.assert_allclose(results[0], results[2], atol=1e-7)
+
+
+@pytest.mark.parametrize("dtype, sparse", CASES)
+@pytest.mark.parametrize("block_segments", [(1, 2, 1), (4,), (2, 2)])
+def test_dual_epoch_on_blocks_equals_dual_epochs(dtype, sparse, block_segments):
+    """Epochs run block after block (whole segments each, the weights and
+    offsets carried) give the in-memory epochs to the last bit."""
+    rng = np.random.default_rng(len(block_segments))
+    segment_rows, n, k, cap, s = 7, 27, 3, 0.4, 0.9
+    X = random_X(rng, n, 5, dtype, sparse, scales=(0.3, 2.0))
+    labels = rng.integers(k, size=n).astype(np.uint8)
+    alpha = _feasible_alpha(rng, labels, k, cap)
+    expected = _State(X, alpha, s)
+    n_epochs, violation = expected.epochs(X, labels, cap, 99, 3, -1.0, segment_rows)
+    state = _State(X, alpha, s)
+    mean_sq_norm = float(state.mean @ state.mean)
+    bounds = np.minimum(np.cumsum((0,) + block_segments) * segment_rows, n)
+    orders, states = [], []
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        orders.append(np.arange(b - a, dtype=np.intp))
+        states.append(np.empty(-(-(b - a) // segment_rows), dtype=np.uint32))
+        seed_segments(99, a // segment_rows, states[-1])
+    offsets = np.empty(k)
+    for _ in range(n_epochs):
+        epoch_offsets(state.mean_coef, state.W_dot_mean, state.v, s, mean_sq_norm,
+                      offsets)  # fmt: skip
+        violations = []
+        for (a, b), order, generators in zip(
+            zip(bounds[:-1], bounds[1:]), orders, states
+        ):
+            violations.append(
+                dual_epoch(
+                    *rows(X[a:b]),
+                    state.x_dot_mean[a:b],
+                    state.sq_norms[a:b],
+                    labels[a:b],
+                    state.alpha[a:b],
+                    state.W_T,
+                    state.mean_coef,
+                    state.W_dot_mean,
+                    state.v,
+                    offsets,
+                    s,
+                    mean_sq_norm,
+                    cap,
+                    order,
+                    generators,
+                    segment_rows,
+                )
+            )
+    assert max(violations) == violation
+    np.testing.assert_array_equal(state.alpha, expected.alpha)
+    np.testing.assert_array_equal(state.W_T, expected.W_T)
+    np.testing.assert_array_equal(state.v, expected.v)

@@ -130,6 +130,115 @@ cdef inline double _solve_sample(
     return largest - smallest_free
 
 
+cdef inline uint32_t _segment_seed(uint32_t seed, Py_ssize_t segment) noexcept nogil:
+    """The generator's seed for a segment: ``seed`` for the first, so that
+    data of one segment are visited as by a single shuffle."""
+    return _seed_state(<uint32_t> (seed + <uint32_t> segment * 2654435769u))
+
+
+cdef inline void _epoch_offsets(
+        const double *mean_coef, const double *W_dot_mean, const double *v,
+        Py_ssize_t k, double intercept_scale, double mean_sq_norm,
+        double *offsets,
+) noexcept nogil:
+    """The part of each class's score that does not depend on the row."""
+    cdef Py_ssize_t p
+    for p in range(k):
+        offsets[p] = (intercept_scale * v[p] - W_dot_mean[p]
+                      + mean_coef[p] * mean_sq_norm)
+
+
+cdef double _epoch(
+        const floating *data, const int *indices, const int *indptr,
+        Py_ssize_t n_features, Py_ssize_t n_samples,
+        const double *x_dot_mean, const double *sq_norms,
+        const unsigned char *labels, double *alpha,
+        double *W_T, Py_ssize_t k, double *mean_coef, double *W_dot_mean,
+        double *v, double *offsets, double intercept_scale, double mean_sq_norm,
+        double cap, Py_ssize_t *order, uint32_t *states,
+        Py_ssize_t segment_rows, double *buffer,
+) except -1.0 nogil:
+    """One epoch over the rows, segment after segment; returns the largest
+    KKT violation. ``offsets`` must hold :func:`_epoch_offsets` at the
+    weights (they are carried from row to row, and from one call to the
+    next when the rows of an epoch come in blocks); ``buffer`` is scratch
+    of 3 k."""
+    cdef:
+        Py_ssize_t segment, first, last, position, other, i, p, start, end
+        Py_ssize_t work_done = 0
+        double violation = 0.0, sample_violation
+        double *scores = buffer
+        double *work = buffer + k
+        double *delta = buffer + 2 * k
+        bint changed
+    for segment in range((n_samples + segment_rows - 1) // segment_rows):
+        first = segment * segment_rows
+        last = min(first + segment_rows, n_samples)
+        # A Fisher-Yates shuffle of the segment's visiting order.
+        for position in range(last - first - 1, 0, -1):
+            other = _rand_below(&states[segment], position + 1)
+            i = order[first + position]
+            order[first + position] = order[first + other]
+            order[first + other] = i
+        for position in range(first, last):
+            i = order[position]
+            if sq_norms[i] <= 0.0:
+                continue
+            _row_span(indptr, n_features, i, &start, &end)
+            _scores(data, indices, start, end, W_T, k,
+                    x_dot_mean[i], offsets, mean_coef, scores)
+            for p in range(k):
+                if p != labels[i]:
+                    scores[p] += 1.0
+            sample_violation = _solve_sample(
+                scores, &alpha[i * k], k, labels[i], sq_norms[i], cap,
+                work, delta)
+            if sample_violation > violation:
+                violation = sample_violation
+            changed = False
+            for p in range(k):
+                if delta[p] != 0.0:
+                    changed = True
+                    mean_coef[p] += delta[p]
+                    W_dot_mean[p] += delta[p] * x_dot_mean[i]
+                    v[p] += delta[p] * intercept_scale
+                    offsets[p] += delta[p] * (
+                        intercept_scale * intercept_scale
+                        - x_dot_mean[i] + mean_sq_norm)
+            if changed:
+                _row_outer_axpy(data, indices, start, end, delta, k, W_T)
+            work_done += 2 * k * (end - start) + 4 * k
+            if work_done >= INTERRUPT_CHECK_WORK:
+                check_interrupts()
+                work_done = 0
+    return violation
+
+
+def seed_segments(
+        uint32_t seed,                          # IN
+        Py_ssize_t first_segment,               # IN
+        uint32_t[::1] states,                   # OUT, (n_segments,)
+):
+    """The generators' states of consecutive segments at the start of
+    :func:`dual_epochs` (one segment after ``first_segment`` per entry)."""
+    cdef Py_ssize_t j
+    for j in range(states.shape[0]):
+        states[j] = _segment_seed(seed, first_segment + j)
+
+
+def epoch_offsets(
+        const double[::1] mean_coef,            # IN, (k,)
+        const double[::1] W_dot_mean,           # IN, (k,)
+        const double[::1] v,                    # IN, (k,)
+        double intercept_scale,                 # IN
+        double mean_sq_norm,                    # IN
+        double[::1] offsets,                    # OUT, (k,)
+):
+    """The scores' offsets at the start of an epoch (see :func:`dual_epoch`)."""
+    _epoch_offsets(&mean_coef[0], &W_dot_mean[0], &v[0], mean_coef.shape[0],
+                   intercept_scale, mean_sq_norm, &offsets[0])
+
+
 def dual_epochs(
         const floating[::1] X_data,             # IN
         const int[::1] X_indices,               # IN
@@ -149,8 +258,16 @@ def dual_epochs(
         uint32_t seed,                          # IN
         Py_ssize_t max_epochs,                  # IN
         double tol,                             # IN
+        Py_ssize_t segment_rows,                # IN
 ):
     """Epochs of dual coordinate descent until the KKT violation is below tol.
+
+    The rows are visited in segments of ``segment_rows`` consecutive rows,
+    in their order, each in a random order drawn afresh each epoch from a
+    seeded xorshift generator of its own: the rows of a segment are all
+    that an epoch must see together, so that X can be cut into blocks of
+    whole segments and the epochs run block after block, with the same
+    result (:func:`dual_epoch`).
 
     Parameters
     ----------
@@ -181,13 +298,17 @@ def dual_epochs(
         ``s``, ``|mean(x)|^2`` and the bound ``c`` of the alphas.
 
     seed : int
-        Seeds the order of the samples in each epoch.
+        Seeds the order of the samples in each epoch
+        (:func:`seed_segments`).
 
     max_epochs : int
         Most passes over the samples.
 
     tol : float
         The epochs stop after one whose largest KKT violation is below tol.
+
+    segment_rows : int
+        Rows per segment (at least 1).
 
     Returns
     -------
@@ -203,77 +324,108 @@ def dual_epochs(
         const int *indptr = _indices(X_indptr)
         Py_ssize_t n_samples = _n_rows(X_data.shape[0], X_indptr.shape[0], n_features)
         Py_ssize_t k = W_T.shape[1]
-        Py_ssize_t epoch = 0, position, other, i, p, start, end
-        Py_ssize_t work_done = 0, n_epochs = 0
-        uint32_t state = _seed_state(seed)
-        double violation = 0.0, sample_violation
-        bint changed
-        double *buffer = <double *> malloc(5 * k * sizeof(double))
+        Py_ssize_t n_segments = (n_samples + segment_rows - 1) // segment_rows
+        Py_ssize_t epoch, i, n_epochs = 0
+        double violation = 0.0
+        double *buffer = <double *> malloc(4 * k * sizeof(double))
         Py_ssize_t *order = <Py_ssize_t *> malloc(
             (n_samples if n_samples > 0 else 1) * sizeof(Py_ssize_t))
-        double *scores
-        double *work
-        double *delta
-        double *offsets
+        uint32_t *states = <uint32_t *> malloc(
+            (n_segments if n_segments > 0 else 1) * sizeof(uint32_t))
 
-    if buffer == NULL or order == NULL:
+    if buffer == NULL or order == NULL or states == NULL:
         free(buffer)
         free(order)
+        free(states)
         raise MemoryError()
-    scores, work, delta, offsets = buffer, buffer + k, buffer + 2 * k, buffer + 3 * k
     try:
         for i in range(n_samples):
             order[i] = i
+        for i in range(n_segments):
+            states[i] = _segment_seed(seed, i)
         with nogil:
             for epoch in range(max_epochs):
-                # A Fisher-Yates shuffle of the visiting order.
-                for position in range(n_samples - 1, 0, -1):
-                    other = _rand_below(&state, position + 1)
-                    i = order[position]
-                    order[position] = order[other]
-                    order[other] = i
-                for p in range(k):
-                    offsets[p] = (intercept_scale * v[p] - W_dot_mean[p]
-                                  + mean_coef[p] * mean_sq_norm)
-                violation = 0.0
-                for position in range(n_samples):
-                    i = order[position]
-                    if sq_norms[i] <= 0.0:
-                        continue
-                    _row_span(indptr, n_features, i, &start, &end)
-                    _scores(data, indices, start, end, &W_T[0, 0], k,
-                            x_dot_mean[i], offsets, &mean_coef[0], scores)
-                    for p in range(k):
-                        if p != labels[i]:
-                            scores[p] += 1.0
-                    sample_violation = _solve_sample(
-                        scores, &alpha[i, 0], k, labels[i], sq_norms[i], cap,
-                        work, delta)
-                    if sample_violation > violation:
-                        violation = sample_violation
-                    changed = False
-                    for p in range(k):
-                        if delta[p] != 0.0:
-                            changed = True
-                            mean_coef[p] += delta[p]
-                            W_dot_mean[p] += delta[p] * x_dot_mean[i]
-                            v[p] += delta[p] * intercept_scale
-                            offsets[p] += delta[p] * (
-                                intercept_scale * intercept_scale
-                                - x_dot_mean[i] + mean_sq_norm)
-                    if changed:
-                        _row_outer_axpy(data, indices, start, end, delta, k, &W_T[0, 0])
-                    work_done += 2 * k * (end - start) + 4 * k
-                    if work_done >= INTERRUPT_CHECK_WORK:
-                        check_interrupts()
-                        work_done = 0
+                _epoch_offsets(&mean_coef[0], &W_dot_mean[0], &v[0], k,
+                               intercept_scale, mean_sq_norm, buffer + 3 * k)
+                violation = _epoch(
+                    data, indices, indptr, n_features, n_samples,
+                    &x_dot_mean[0] if n_samples else NULL,
+                    &sq_norms[0] if n_samples else NULL,
+                    &labels[0] if n_samples else NULL,
+                    &alpha[0, 0] if n_samples else NULL,
+                    &W_T[0, 0], k, &mean_coef[0], &W_dot_mean[0], &v[0],
+                    buffer + 3 * k, intercept_scale, mean_sq_norm, cap,
+                    order, states, segment_rows, buffer)
                 n_epochs = epoch + 1
                 if violation <= tol:
                     break
     finally:
         free(buffer)
         free(order)
+        free(states)
     return n_epochs, violation
+
+
+def dual_epoch(
+        const floating[::1] X_data,             # IN
+        const int[::1] X_indices,               # IN
+        const int[::1] X_indptr,                # IN
+        Py_ssize_t n_features,                  # IN
+        const double[::1] x_dot_mean,           # IN, (n_samples,)
+        const double[::1] sq_norms,             # IN, (n_samples,)
+        const unsigned char[::1] labels,        # IN, (n_samples,)
+        double[:, ::1] alpha,                   # INOUT, (n_samples, k)
+        double[:, ::1] W_T,                     # INOUT, (n_features, k)
+        double[::1] mean_coef,                  # INOUT, (k,)
+        double[::1] W_dot_mean,                 # INOUT, (k,)
+        double[::1] v,                          # INOUT, (k,)
+        double[::1] offsets,                    # INOUT, (k,)
+        double intercept_scale,                 # IN
+        double mean_sq_norm,                    # IN
+        double cap,                             # IN
+        Py_ssize_t[::1] order,                  # INOUT, (n_samples,)
+        uint32_t[::1] states,                   # INOUT, (n_segments,)
+        Py_ssize_t segment_rows,                # IN
+):
+    """One epoch of :func:`dual_epochs` over a block of its rows.
+
+    The block holds whole segments (its first row starts one). Run on the
+    blocks of X in their order, with ``offsets`` from :func:`epoch_offsets`
+    at the start of the epoch and the weights carried from block to block,
+    the epochs of :func:`dual_epochs` come out exactly: ``order`` (the
+    block's rows, ``arange`` at the first epoch) and ``states`` (from
+    :func:`seed_segments` at the block's first segment) are carried from
+    one epoch to the next. Other parameters are those of
+    :func:`dual_epochs`. Returns the largest KKT violation in the block.
+    """
+    cdef:
+        const floating *data = _values(X_data)
+        const int *indices = _indices(X_indices)
+        const int *indptr = _indices(X_indptr)
+        Py_ssize_t n_samples = _n_rows(X_data.shape[0], X_indptr.shape[0], n_features)
+        Py_ssize_t k = W_T.shape[1]
+        double violation = 0.0
+        double *buffer
+
+    if n_samples == 0:
+        return 0.0
+    if order.shape[0] != n_samples or states.shape[0] != (
+            (n_samples + segment_rows - 1) // segment_rows):
+        raise ValueError("order and states must cover the block's rows and segments")
+    buffer = <double *> malloc(3 * k * sizeof(double))
+    if buffer == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            violation = _epoch(
+                data, indices, indptr, n_features, n_samples,
+                &x_dot_mean[0], &sq_norms[0], &labels[0], &alpha[0, 0],
+                &W_T[0, 0], k, &mean_coef[0], &W_dot_mean[0], &v[0],
+                &offsets[0], intercept_scale, mean_sq_norm, cap,
+                &order[0], &states[0], segment_rows, buffer)
+    finally:
+        free(buffer)
+    return violation
 
 
 def remove_samples(
