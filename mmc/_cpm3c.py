@@ -8,14 +8,22 @@ from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from mmc import _cpm3c_dual
 from mmc._balance import margin_balance, size_balance
 from mmc._base import row_kernel
-from mmc._core._common import row_sq_norms
 from mmc._core._cpm3c import assign
 from mmc._cpm3c_constraints import MulticlassConstraints, class_scores
-from mmc._cpm3c_dual import DUAL_TOL, DualMulticlassSVM, dual_cccp_run
+from mmc._cpm3c_dual import (
+    DUAL_TOL,
+    DualMulticlassSVM,
+    dual_cccp_run,
+    sum_of_sq_norms,
+)
 from mmc._cutting_plane import _CuttingPlaneEstimator
+from mmc._dask import RowBlocks
 from mmc._dask_api import is_dask_array, map_blocks_predict
+from mmc._dask_centres import initial_centres as blocked_centres
+from mmc._dask_cpm3c import DaskDualMulticlassSVM, assign_on_blocks
 from mmc._docstrings import fill_doc
 from mmc._feature_map import FEATURE_MAP_PARAMETERS
 from mmc._labelling import first_occurrence_order, warn_if_clusters_lost
@@ -340,15 +348,28 @@ class CPM3C(_CuttingPlaneEstimator):
         """
         return self._fit(X)
 
+    # Fits on Dask arrays run coordinate descent (mmc/_dask_cpm3c.py).
+    _takes_dask = True
+
     def _fit(self, X):
         self.solver_ = self._resolve_solver(X)
         return super()._fit(X)
 
     def _resolve_solver(self, X):
         """The solver of a fit: ``solver``, or the one ``"auto"`` picks."""
+        if is_dask_array(X) and self.solver == "cutting-plane":
+            raise ValueError(
+                "CPM3C fits on Dask arrays with solver='coordinate-descent' "
+                "(what solver='auto' picks for them); got solver='cutting-plane'."
+            )
         if self.solver != "auto":
             return self.solver
         return "coordinate-descent" if self.kernel == "linear" else "cutting-plane"
+
+    def _dask_segment_rows(self):
+        # Blocks of whole segments of the coordinate descent's visiting
+        # order: epochs on the blocks make the in-memory epochs' steps.
+        return _cpm3c_dual.SEGMENT_ROWS
 
     def _check_params_vs_input(self, X):
         if X.shape[0] < self.n_clusters:
@@ -380,6 +401,9 @@ class CPM3C(_CuttingPlaneEstimator):
         return bound
 
     def _initial_state(self, X, x_mean, principal, method, arg):
+        if isinstance(X, RowBlocks):
+            rng = np.random.RandomState(arg)
+            return blocked_centres(X, x_mean, method, rng, self.n_clusters), None
         if method == "array":
             return cluster_means(X, arg, self.n_clusters), arg
         centres = initial_centres(
@@ -395,10 +419,8 @@ class CPM3C(_CuttingPlaneEstimator):
             # scale of the centred samples, sqrt(mean |x - mean(x)|^2) (any
             # constant if they are all equal): regularised as much as the
             # weights of a typical centred sample, whatever the origin of X.
-            sq_norms = np.empty(X.shape[0])
-            row_kernel(X, row_sq_norms)(sq_norms)
             # (Summed exactly: the same on every CPU, see mmc/_cpm3c_dual.py.)
-            mean_sq_norm = math.fsum(sq_norms) / X.shape[0]
+            mean_sq_norm = sum_of_sq_norms(X) / X.shape[0]
             scale = math.sqrt(max(mean_sq_norm - math.fsum(x_mean * x_mean), 0.0))
             intercept_scale = scale if scale > 0 else 1.0
         else:
@@ -408,7 +430,8 @@ class CPM3C(_CuttingPlaneEstimator):
             x_mean[-1] = 0.0
             intercept_scale = 0.0
         if self.solver_ == "coordinate-descent":
-            return DualMulticlassSVM(
+            dask = isinstance(X, RowBlocks)
+            return (DaskDualMulticlassSVM if dask else DualMulticlassSVM)(
                 X,
                 x_mean,
                 self.n_clusters,
@@ -559,7 +582,10 @@ class CPM3C(_CuttingPlaneEstimator):
         return self._assign(self._validate_features(X, reset=False))
 
     def _assign(self, X):
-        """Best class of each sample of a validated X."""
+        """Best class of each sample of a validated X (or its blocks)."""
+        if isinstance(X, RowBlocks):
+            coef_T = np.ascontiguousarray(self.coef_.T)
+            return assign_on_blocks(X, coef_T, self.intercept_)
         assignment = np.zeros(X.shape[0], dtype=np.uint8)
         class_scores(
             row_kernel(X, assign),

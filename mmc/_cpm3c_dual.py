@@ -38,6 +38,7 @@ from mmc._core._cpm3c import assign, score_matrix
 from mmc._core._crammer_singer import dual_epochs, remove_samples
 from mmc._cpm3c_constraints import add_assignment_buffers, start_assignment
 from mmc._cutting_plane import RunResult
+from mmc._dask import RowBlocks
 
 # Most epochs of coordinate descent for one SVM.
 MAX_EPOCHS = 1000
@@ -61,6 +62,21 @@ N_LEVELS = 4
 # block after block exactly as in memory (mmc/_dask_cpm3c.py). Data of at
 # most this many rows are shuffled as one.
 SEGMENT_ROWS = 1 << 16
+
+
+def sum_of_sq_norms(X):
+    """``sum_i |x_i|^2`` of the rows of X, summed exactly (then rounded),
+    or of its blocks (:class:`mmc._dask.RowBlocks`), each block's sum
+    exact."""
+    if isinstance(X, RowBlocks):
+        return math.fsum(X.map(_sq_norm_sum))
+    return _sq_norm_sum(X, None, None)[1]
+
+
+def _sq_norm_sum(block, _state, _shared):
+    sq_norms = np.empty(block.shape[0])
+    row_kernel(block, row_sq_norms)(sq_norms)
+    return None, math.fsum(sq_norms)
 
 
 class DualMulticlassSVM:

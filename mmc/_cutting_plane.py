@@ -234,6 +234,11 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         self._check_params_vs_input(X)
         return self._fit_features(X)
 
+    def _dask_segment_rows(self):
+        """Rows of the segments the blocks of a Dask fit must hold whole
+        (:class:`mmc._dask.RowBlocks`); None: any blocks."""
+        return None
+
     def _dask_features(self, X):
         """A Dask array X validated and seen as its blocks of rows."""
         if not self._takes_dask:
@@ -248,7 +253,7 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
                 f"{type(self).__name__} fits on Dask arrays from the init methods "
                 f"only ('auto', 'pca', 'kmeans', 'random'), not from an array."
             )
-        blocks = RowBlocks(X)
+        blocks = RowBlocks(X, segment_rows=self._dask_segment_rows())
         if blocks.shape[0] < 2:
             raise ValueError(
                 f"Found array with {blocks.shape[0]} sample(s) while a minimum "

@@ -110,6 +110,19 @@ def weighted_row_sums(W, block):
     return np.asarray(result, dtype=np.float64)
 
 
+def align_to_segments(X, segment_rows):
+    """The Dask array X with its row chunks' ends moved to the nearest
+    multiple of ``segment_rows`` (or the last row): blocks of whole
+    segments. X itself when they are there already."""
+    n_samples = X.shape[0]
+    ends = np.cumsum(X.chunks[0])
+    aligned = np.minimum(np.round(ends / segment_rows) * segment_rows, n_samples)
+    aligned = np.unique(np.append(aligned[aligned > 0], n_samples)).astype(np.int64)
+    if np.array_equal(aligned, ends):
+        return X
+    return X.rechunk({0: tuple(np.diff(np.concatenate([[0], aligned])).tolist())})
+
+
 class RowBlocks:
     """A validated Dask array seen as its blocks of rows.
 
@@ -118,6 +131,10 @@ class RowBlocks:
     X : dask.array.Array of shape (n_samples, n_features)
         Chunked by rows only, with NumPy or SciPy sparse chunks.
 
+    segment_rows : int, default=None
+        If given, the blocks are made of whole segments of this many rows
+        (:func:`align_to_segments`).
+
     Attributes
     ----------
     shape, dtype : the shape and (float32 or float64) dtype of the data.
@@ -125,9 +142,12 @@ class RowBlocks:
     sizes : the number of rows of each block; ``starts`` their offsets.
     """
 
-    def __init__(self, X):
+    def __init__(self, X, segment_rows=None):
         self.dask = import_dask()
         X = _row_chunked(X, "fit")
+        if segment_rows is not None:
+            X = align_to_segments(X, segment_rows)
+        self.segment_rows = segment_rows
         self.shape = tuple(int(s) for s in X.shape)
         self.dtype = _float_dtype(X.dtype)
         self.sparse = sp.issparse(getattr(X, "_meta", None))
@@ -171,6 +191,28 @@ class RowBlocks:
         results = compute(self.dask, [t[1] for t in tasks])
         return [t[0] for t in tasks], list(results)
 
+    def chain(self, function, states, carry, *shared):
+        """Run ``function`` on the blocks one after the other, in order.
+
+        ``function(block, state, carry, shared)`` returns
+        ``(new_state, new_carry, result)``; each block gets the carry of
+        the one before it (the first, ``carry``): a pass that must see the
+        rows in their order, such as an epoch of coordinate descent. Returns
+        ``(new_states, carry, results)`` as :meth:`step` does, the last
+        block's carry on the driver. One computation.
+        """
+        dask = self.dask
+        shared = dask.delayed(shared, traverse=False)
+        call = dask.delayed(_on_block_chained, pure=False, nout=3)
+        tasks = []
+        for block, state in zip(self.blocks, states):
+            task = call(function, block, self.dtype, state, carry, shared)
+            tasks.append(task)
+            carry = task[1]
+        (tasks,) = _guarded(dask.persist, tasks)
+        carry, results = compute(dask, (tasks[-1][1], [t[2] for t in tasks]))
+        return [t[0] for t in tasks], carry, list(results)
+
     def states(self, array):
         """Per-block states from one driver array (sliced by block).
 
@@ -196,6 +238,11 @@ def _distributed_client(dask):
 
     client = getattr(get_scheduler(), "__self__", None)
     return client if type(client).__name__ == "Client" else None
+
+
+def _on_block_chained(function, block, dtype, state, carry, shared):
+    """``function`` of :meth:`RowBlocks.chain` on a block made ready."""
+    return function(prepare_block(block, dtype), state, carry, shared)
 
 
 def _on_block(function, block, dtype, state, shared):

@@ -8,7 +8,7 @@ import numpy as np
 import scipy.sparse as sp
 
 # The estimators that take Dask arrays, named in the errors of the others.
-DASK_ESTIMATORS = ("CPMMC", "MultivariateMMC")
+DASK_ESTIMATORS = ("CPMMC", "CPM3C", "MultivariateMMC")
 
 _EXTRA = 'pip install "mmc[dask]"'
 

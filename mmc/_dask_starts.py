@@ -228,13 +228,16 @@ def take_rows(blocks, indices):
     return sp.vstack(parts, format="csr") if sp.issparse(parts[0]) else np.vstack(parts)
 
 
-def _seed(blocks, n_clusters, random_state, x_mean):
-    """Greedy k-means++ seeding (scikit-learn's ``_kmeans_plusplus``)."""
+def kmeans_plusplus_rows(blocks, n_clusters, random_state, x_mean):
+    """Greedy k-means++ seeding (scikit-learn's ``_kmeans_plusplus``): the
+    centres (centred as the k-means sees them) and their rows' indices."""
     n_samples = blocks.shape[0]
     n_trials = 2 + int(np.log(n_clusters))
     weights = np.ones(n_samples)
     first = random_state.choice(n_samples, p=weights / weights.sum())
     centres = np.empty((n_clusters, blocks.shape[1]))
+    chosen = np.empty(n_clusters, dtype=np.intp)
+    chosen[0] = first
     centres[0] = _fetch_rows(blocks, [first], x_mean)[0]
     closest = np.concatenate(blocks.map(_distances, centres[:1], x_mean))[:, 0]
     potential = closest.sum()
@@ -247,9 +250,10 @@ def _seed(blocks, n_clusters, random_state, x_mean):
         np.minimum(closest, D, out=D)
         best = int(np.argmin(D.sum(axis=1)))
         centres[c] = trial_centres[best]
+        chosen[c] = candidates[best]
         closest = D[best]
         potential = closest.sum()
-    return centres
+    return centres, chosen
 
 
 def _lloyd_step(block, labels, shared):
@@ -270,7 +274,7 @@ def _lloyd_step(block, labels, shared):
 
 def kmeans_labels(blocks, n_clusters, random_state, x_mean, variance):
     """Labels (on the driver) of one k-means run on the blocks."""
-    centres = _seed(blocks, n_clusters, random_state, x_mean)
+    centres, _ = kmeans_plusplus_rows(blocks, n_clusters, random_state, x_mean)
     tol = variance * _KMEANS_TOL
     states = None
     converged = False

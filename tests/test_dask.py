@@ -18,7 +18,7 @@ da = pytest.importorskip("dask.array")
 dask = pytest.importorskip("dask")
 distributed = pytest.importorskip("distributed")
 
-DASK_ESTIMATORS = [CPMMC, MultivariateMMC]
+DASK_ESTIMATORS = [CPMMC, MultivariateMMC, CPM3C]
 
 # No Dask computation of these tests may take longer (seconds): a hang fails.
 TIMEOUT = 60
@@ -59,6 +59,15 @@ def client():
 def sync_scheduler():
     with dask.config.set(scheduler="sync"):
         yield
+
+
+@pytest.fixture(autouse=True)
+def small_segments(monkeypatch):
+    """CPM3C's visiting order in segments of 64 rows (in memory and on
+    Dask alike), so that the small data here make several blocks."""
+    import mmc._cpm3c_dual
+
+    monkeypatch.setattr(mmc._cpm3c_dual, "SEGMENT_ROWS", 64)
 
 
 def _blobs():
@@ -162,11 +171,72 @@ def test_fitted_estimator_pickles_without_the_cluster(client):
 
 
 @pytest.mark.parametrize(
-    "Estimator", [ODMC, EvoMMC, FastEvoMMC, CPM3C], ids=lambda e: e.__name__
+    "Estimator", [ODMC, EvoMMC, FastEvoMMC], ids=lambda e: e.__name__
 )
 def test_other_estimators_refuse_dask_input(Estimator):
-    with pytest.raises(TypeError, match="CPMMC, MultivariateMMC"):
+    with pytest.raises(TypeError, match="CPMMC, CPM3C, MultivariateMMC"):
         Estimator().fit(_chunked(_digits()))
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("init", ["kmeans", "k-means++", "pca", "random"])
+def test_cpm3c_dask_fit_takes_the_in_memory_steps(sync_scheduler, sparse, dtype, init):
+    """Epochs on blocks of whole segments make the in-memory steps: the same
+    labels and iterations; the weights equal up to the rounding of the sums
+    over the rows. (With float32 data the principal direction, the scale of
+    C, differs in its 7th digit: the in-memory fit computes its products in
+    float32, the blocks in float64; the support may differ by a few samples
+    there.)"""
+    digits = load_digits()
+    mask = np.isin(digits.target, (0, 6, 8, 9))
+    X = (digits.data[mask] / 16.0).astype(dtype)
+    X = sp.csr_matrix(X) if sparse else X
+    expected = CPM3C(n_clusters=4, init=init, n_init=1, random_state=3).fit(X)
+    # Blocks of 100 rows: their ends move to multiples of the segments.
+    est = CPM3C(n_clusters=4, init=init, n_init=1, random_state=3).fit(_chunked(X))
+    np.testing.assert_array_equal(est.labels_, expected.labels_)
+    assert est.n_iter_ == expected.n_iter_
+    np.testing.assert_array_equal(est.size_floors_, expected.size_floors_)
+    rel = 1e-9 if dtype == np.float64 else 1e-6
+    assert est.objective_ == pytest.approx(expected.objective_, rel=rel)
+    np.testing.assert_allclose(est.coef_, expected.coef_, rtol=rel, atol=rel)
+    np.testing.assert_allclose(est.intercept_, expected.intercept_, atol=10 * rel)
+    if dtype == np.float64:
+        assert est.n_constraints_ == expected.n_constraints_
+
+
+def test_cpm3c_dask_fit_holds_size_floors(sync_scheduler):
+    """Unbalanced clusters: the floors bind and their offsets come from the
+    scores of every row, on the driver, as in memory."""
+    X, _ = make_blobs([300, 60, 40], centers=[[0, 0], [3, 0], [0, 3]], random_state=1)
+    est = CPM3C(n_clusters=3, class_balance=0.1, n_init=2, random_state=0)
+    expected = est.fit(X).labels_
+    np.testing.assert_array_equal(est.fit(_chunked(X, 90)).labels_, expected)
+    assert np.bincount(expected).min() >= (1 - 0.1) * X.shape[0] / 3 - 1
+
+
+def test_cpm3c_dask_cutting_plane_is_refused(sync_scheduler):
+    with pytest.raises(ValueError, match="coordinate-descent"):
+        CPM3C(solver="cutting-plane").fit(_chunked(_digits()))
+
+
+@pytest.mark.parametrize(
+    "chunks, expected",
+    [
+        ((100, 100, 100), (128, 64, 108)),
+        ((64, 128, 108), (64, 128, 108)),
+        ((10, 20, 30), (60,)),
+        ((40, 200), (64, 176)),
+    ],
+)
+def test_align_to_segments(chunks, expected):
+    from mmc._dask import align_to_segments
+
+    X = da.zeros((sum(chunks), 3), chunks=(chunks, 3))
+    aligned = align_to_segments(X, 64)
+    assert aligned.chunks[0] == expected
+    assert (aligned is X) == (chunks == expected)
 
 
 def test_bad_dask_input(sync_scheduler):

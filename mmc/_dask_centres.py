@@ -1,0 +1,171 @@
+"""The initial centres of CPM3C's starts on blocks of rows.
+
+The counterparts, for :class:`mmc._dask.RowBlocks`, of
+:func:`mmc._starts.initial_centres` and of the k-means it runs
+(:func:`mmc._kmeans.best_kmeans_centres`): the same draws from the random
+state and the same rules (ties within rounding to the first), each pass
+over the rows mapped over the blocks and summed in their order. As in
+memory, a few steps hold one float per sample on the driver (never the
+data): the projections of the ``"pca"`` start, and the distances of the
+k-means++ seeding (``2 + log k`` floats a sample while a centre is chosen).
+"""
+
+import numpy as np
+import scipy.sparse as sp
+
+from mmc._dask_starts import kmeans_plusplus_rows, take_rows
+from mmc._kmeans import _first_near_minimum, _nearest_centres, rounding_scale
+from mmc._starts import MULTICLASS_KMEANS_RUNS
+
+# The largest number of Lloyd iterations, as in memory.
+_KMEANS_MAX_ITER = 300
+
+
+def _stored_rows(blocks, indices):
+    """Rows of X at ``indices`` (any order, repeats allowed), dense float64."""
+    indices = np.asarray(indices, dtype=np.intp)
+    unique, inverse = np.unique(indices, return_inverse=True)
+    taken = take_rows(blocks, unique)
+    taken = taken.toarray() if sp.issparse(taken) else taken
+    return np.asarray(taken, dtype=np.float64)[inverse]
+
+
+def _norm_stats(block, _state, _shared):
+    """Sum and largest of the squared norms of a block's rows (float64)."""
+    _, norms, _ = rounding_scale(block)
+    return None, (float(norms.sum()), float(norms.max(initial=0.0)))
+
+
+def _row_distances(block, _state, shared):
+    """Squared distances of the block's rows to ``rows`` (those within
+    rounding of zero set to zero), as the in-memory seeding computes them."""
+    rows, row_norms, rel = shared
+    X, norms, _ = rounding_scale(block)
+    products = sp.csr_matrix(rows) @ X.T if sp.issparse(X) else rows @ X.T
+    products = products.toarray() if sp.issparse(products) else products
+    D = row_norms[:, None] - 2.0 * products + norms[None, :]
+    D[D <= rel * (row_norms[:, None] + norms[None, :])] = 0.0
+    return None, D.T
+
+
+def _lloyd_block(block, labels, shared):
+    """Nearest centre of each row (ties within rounding to the first), the
+    per-cluster sums and counts, the number of changed labels and the sum
+    of ``|x|^2 + (|c|^2 - 2 x.c)`` at the nearest centre (the inertia)."""
+    centres, rel = shared
+    X, norms, _ = rounding_scale(block)
+    new, nearest = _nearest_centres(X, norms, centres, rel)
+    k = centres.shape[0]
+    onehot = sp.csr_matrix(
+        (np.ones(len(new)), (new, np.arange(len(new)))), shape=(k, len(new))
+    )
+    sums = onehot @ X
+    sums = sums.toarray() if sp.issparse(sums) else np.asarray(sums)
+    changed = len(new) if labels is None else int(np.count_nonzero(new != labels))
+    inertia = float(np.maximum(norms + nearest, 0.0).sum())
+    return new, (sums, np.bincount(new, minlength=k), changed, inertia)
+
+
+def _stable_kmeans(blocks, n_clusters, random_state, norm_sum, top_norm, rel):
+    """Centres of one run of :func:`mmc._kmeans.stable_kmeans` on the
+    blocks, and its inertia."""
+    n_samples = blocks.shape[0]
+    eps = np.finfo(np.float64).eps
+
+    def distances_to(indices):  # (n_samples, len(indices))
+        rows = _stored_rows(blocks, indices)
+        row_norms = np.einsum("ij,ij->i", rows, rows)
+        return np.concatenate(blocks.map(_row_distances, rows, row_norms, rel))
+
+    n_trials = 2 + int(np.log(n_clusters))
+    chosen = np.empty(n_clusters, dtype=np.intp)
+    chosen[0] = random_state.randint(n_samples)
+    closest = distances_to(chosen[:1])[:, 0]
+    for c in range(1, n_clusters):
+        potential = float(closest.sum())
+        draws = random_state.uniform(size=n_trials) * potential
+        candidates = np.searchsorted(np.cumsum(closest), draws)
+        np.clip(candidates, None, n_samples - 1, out=candidates)
+        D = np.minimum(closest, distances_to(candidates).T)
+        potentials = D.sum(axis=1)
+        tol = rel * (norm_sum + n_samples * top_norm) + (
+            2.0 * n_samples * eps * potentials.max()
+        )
+        best = int(_first_near_minimum(potentials, tol, axis=0))
+        chosen[c] = candidates[best]
+        closest = D[best]
+    centres = _stored_rows(blocks, chosen)
+
+    states = None
+    for _ in range(_KMEANS_MAX_ITER):
+        states, results = blocks.step(_lloyd_block, states, centres, rel)
+        if sum(r[2] for r in results) == 0:
+            break
+        sums = sum(r[0] for r in results)
+        counts = sum(r[1] for r in results)
+        filled = counts > 0
+        centres[filled] = sums[filled] / counts[filled, None]
+    else:
+        # The inertia at the final centres.
+        states, results = blocks.step(_lloyd_block, states, centres, rel)
+    return centres, sum(r[3] for r in results)
+
+
+def best_kmeans_centres(blocks, n_clusters, random_state, n_runs):
+    """:func:`mmc._kmeans.best_kmeans_centres` on the blocks."""
+    n_samples = blocks.shape[0]
+    stats = blocks.map(_norm_stats)
+    norm_sum = sum(s[0] for s in stats)
+    top_norm = max(s[1] for s in stats)
+    rel = 4.0 * (blocks.shape[1] + 2) * np.finfo(np.float64).eps
+    runs, inertias, bounds = [], [], []
+    for _ in range(n_runs):
+        centres, inertia = _stable_kmeans(
+            blocks, n_clusters, random_state, norm_sum, top_norm, rel
+        )
+        centre_norms = np.einsum("ij,ij->i", centres, centres)
+        bound = rel * (norm_sum + n_samples * centre_norms.max(initial=0.0))
+        runs.append(centres)
+        inertias.append(inertia)
+        bounds.append(bound + n_samples * np.finfo(np.float64).eps * inertia)
+    tol = 2.0 * max(bounds)
+    return runs[int(_first_near_minimum(np.array(inertias), tol, axis=0))]
+
+
+def _cluster_sums(block, labels, shared):
+    (n_clusters,) = shared
+    onehot = sp.csr_matrix(
+        (np.ones(len(labels)), (labels, np.arange(len(labels)))),
+        shape=(n_clusters, len(labels)),
+    )
+    sums = onehot @ block
+    sums = sums.toarray() if sp.issparse(sums) else np.asarray(sums)
+    return None, (
+        np.asarray(sums, dtype=np.float64),
+        np.bincount(labels, minlength=n_clusters),
+    )
+
+
+def initial_centres(blocks, x_mean, method, random_state, n_clusters):
+    """:func:`mmc._starts.initial_centres` on the blocks (the principal
+    direction's projections are ``blocks.principal_projections``)."""
+    if method == "kmeans":
+        return best_kmeans_centres(
+            blocks, n_clusters, random_state, MULTICLASS_KMEANS_RUNS
+        )
+    if method == "k-means++":
+        _, chosen = kmeans_plusplus_rows(blocks, n_clusters, random_state, x_mean)
+        return _stored_rows(blocks, chosen)
+    if method == "pca":
+        n_samples = blocks.shape[0]
+        order = np.argsort(blocks.principal_projections, kind="stable")
+        labels = np.empty(n_samples, dtype=np.intp)
+        labels[order] = np.arange(n_samples) * n_clusters // n_samples
+        results = blocks.map(_cluster_sums, n_clusters, states=blocks.states(labels))
+        sums = sum(r[0] for r in results)
+        counts = sum(r[1] for r in results)
+        return np.where(
+            counts[:, None] > 0, sums / np.maximum(counts, 1)[:, None], x_mean
+        )
+    chosen = random_state.choice(blocks.shape[0], size=n_clusters, replace=False)
+    return _stored_rows(blocks, chosen)
