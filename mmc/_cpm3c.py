@@ -337,6 +337,8 @@ class CPM3C(_CuttingPlaneEstimator):
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training samples; sparse input is used as CSR without densifying.
+            A Dask array chunked by rows is fitted block by block, with the
+            in-memory fit's steps (user guide, "Fitting on Dask arrays").
 
         y : Ignored
             Not used, present for API consistency.
