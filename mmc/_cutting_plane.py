@@ -250,8 +250,8 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
             )
         if not isinstance(self.init, str):
             raise ValueError(
-                f"{type(self).__name__} fits on Dask arrays from the init methods "
-                f"only ('auto', 'pca', 'kmeans', 'random'), not from an array."
+                f"{type(self).__name__} fits on Dask arrays from its named init "
+                f"methods only (such as 'auto'), not from an array."
             )
         blocks = RowBlocks(X, segment_rows=self._dask_segment_rows())
         if blocks.shape[0] < 2:
