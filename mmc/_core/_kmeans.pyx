@@ -1,0 +1,279 @@
+"""Kernels of the stable k-means (mmc._kmeans): Lloyd steps and seeding.
+
+Both kernels compute the products ``x . c`` of the samples with a few dense
+vectors (the centres, or the candidates of the k-means++ seeding) with
+:func:`_row_scores`, one accumulator per vector in the order of the stored
+values of the row, instead of through BLAS. The result is then the same
+for a dense X and its CSR twin (the zeros of a dense row are skipped, the
+explicit zeros of a CSR row add nothing), whatever the BLAS kernel or the
+number of threads; it is also bit-for-bit what SciPy's sparse product
+``X @ C.T`` gives for a CSR X. The vectors are passed transposed, of shape
+(n_features, n_vectors), so that the products of a row accumulate from
+contiguous memory.
+
+The discrete choices (nearest centre, zero distances) use the rounding
+tolerances of mmc._kmeans, which bound the error of these products however
+they are summed.
+"""
+
+from cython cimport floating
+from libc.stdlib cimport free, malloc
+
+from mmc._core._common cimport (
+    INTERRUPT_CHECK_WORK,
+    _indices,
+    _n_rows,
+    _row_axpy,
+    _row_scores,
+    _row_span,
+    _values,
+    check_interrupts,
+)
+
+
+cdef inline double *_matrix(const double[:, ::1] M) noexcept nogil:
+    # NULL for an empty matrix (no features): never read then.
+    return <double *> &M[0, 0] if M.shape[0] > 0 and M.shape[1] > 0 else NULL
+
+
+cdef int _assign(
+        const floating *data,
+        const int *indices,
+        const int *indptr,
+        Py_ssize_t n_samples,
+        Py_ssize_t n_features,
+        const double[::1] norms,
+        const double[:, ::1] centres_T,
+        const double[::1] centre_norms,
+        double rel,
+        int[::1] labels,
+        double[::1] nearest,
+        double[:, ::1] sums,
+        double *scores,
+        Py_ssize_t *n_changed,
+) except -1 nogil:
+    """The loop of :func:`assign` (see there), with ``scores`` of length k."""
+    cdef:
+        Py_ssize_t n_clusters = centre_norms.shape[0]
+        bint accumulate = sums.shape[0] > 0
+        Py_ssize_t i, p, start, end, best, work = 0
+        double tol_scale = 0.0, lowest, bound
+        const double *C_T = _matrix(centres_T)
+        double *S = _matrix(sums) if accumulate else NULL
+    for p in range(n_clusters):
+        if centre_norms[p] > tol_scale:
+            tol_scale = centre_norms[p]
+    for i in range(n_samples):
+        _row_span(indptr, n_features, i, &start, &end)
+        for p in range(n_clusters):
+            scores[p] = 0.0
+        _row_scores(data, indices, start, end, C_T, n_clusters, scores)
+        # Squared distance without |x|^2, the same for every centre.
+        for p in range(n_clusters):
+            scores[p] = centre_norms[p] - 2.0 * scores[p]
+        lowest = scores[0]
+        for p in range(1, n_clusters):
+            if scores[p] < lowest:
+                lowest = scores[p]
+        # Distances within the rounding bound of the lowest are tied: the
+        # first of them wins, whatever the rounding of this evaluation.
+        bound = lowest + rel * (norms[i] + tol_scale)
+        best = 0
+        for p in range(n_clusters):
+            if scores[p] <= bound:
+                best = p
+                break
+        if labels[i] != best:
+            labels[i] = <int> best
+            n_changed[0] += 1
+        nearest[i] = lowest
+        if accumulate:
+            # Row by row, in sample order: each sum is accumulated in the
+            # order of the samples, as the one-hot sparse product did.
+            _row_axpy(1.0, data, indices, start, end, S + best * n_features)
+        work += (end - start + 2) * n_clusters
+        if work >= INTERRUPT_CHECK_WORK:
+            work = 0
+            check_interrupts()
+    return 0
+
+
+def assign(
+        const floating[::1] X_data,           # IN
+        const int[::1] X_indices,             # IN
+        const int[::1] X_indptr,              # IN
+        Py_ssize_t n_features,                # IN
+        const double[::1] norms,              # IN, (n_samples,)
+        const double[:, ::1] centres_T,       # IN, (n_features, n_clusters)
+        const double[::1] centre_norms,       # IN, (n_clusters,)
+        double rel,                           # IN
+        int[::1] labels,                      # INOUT, (n_samples,)
+        double[::1] nearest,                  # OUT, (n_samples,)
+        double[:, ::1] sums,                  # INOUT, (n_clusters, n_features)
+):
+    """Nearest centre of every sample, ties within rounding to the first.
+
+    The squared distance of sample x to centre c, less ``|x|^2``, is
+    ``|c|^2 - 2 x.c``; the label of x is the first centre whose value is
+    within ``rel * (|x|^2 + max_c |c|^2)`` of the lowest (see
+    :func:`mmc._kmeans.stable_kmeans`).
+
+    Parameters
+    ----------
+    X_data, X_indices, X_indptr, n_features
+        The rows of X, of shape (n_samples, n_features): its CSR arrays, or
+        its values flattened with empty indices (see ``_common.pxd``).
+
+    norms : ndarray of shape (n_samples,), dtype=float64
+        Squared row norms of X.
+
+    centres_T : ndarray of shape (n_features, n_clusters), dtype=float64
+        Transposed centres (n_clusters >= 1).
+
+    centre_norms : ndarray of shape (n_clusters,), dtype=float64
+        Squared norms of the centres.
+
+    rel : float
+        Relative rounding bound of the squared distances.
+
+    labels : ndarray of shape (n_samples,), dtype=int32
+        Previous labels (any value outside ``0 .. n_clusters - 1`` for
+        none); overwritten with the new ones.
+
+    nearest : ndarray of shape (n_samples,), dtype=float64
+        Receives ``|c|^2 - 2 x.c`` for the lowest such value.
+
+    sums : ndarray of shape (n_clusters, n_features) or (0, 0), dtype=float64
+        Buffer to which every sample is added in the row of its new label,
+        in the order of the samples (zero it first to get the sums of the
+        clusters); of shape (0, 0) to skip the sums.
+
+    Returns
+    -------
+    n_changed : int
+        Number of samples whose label changed.
+    """
+    cdef:
+        const floating *data = _values(X_data)
+        const int *indices = _indices(X_indices)
+        const int *indptr = _indices(X_indptr)
+        Py_ssize_t n_samples = _n_rows(X_data.shape[0], X_indptr.shape[0], n_features)
+        Py_ssize_t n_changed = 0
+        double *scores
+    if n_samples == 0:
+        return 0
+    scores = <double *> malloc(centre_norms.shape[0] * sizeof(double))
+    if scores == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            _assign(
+                data, indices, indptr, n_samples, n_features, norms, centres_T,
+                centre_norms, rel, labels, nearest, sums, scores, &n_changed,
+            )
+    finally:
+        free(scores)
+    return n_changed
+
+
+cdef int _seed_distances(
+        const floating *data,
+        const int *indices,
+        const int *indptr,
+        Py_ssize_t n_samples,
+        Py_ssize_t n_features,
+        const double[::1] norms,
+        const double[:, ::1] candidates_T,
+        const double[::1] candidate_norms,
+        double rel,
+        const double[::1] closest,
+        double[:, ::1] distances,
+        double *scores,
+) except -1 nogil:
+    """The loop of :func:`seed_distances` (see there)."""
+    cdef:
+        Py_ssize_t n_candidates = candidate_norms.shape[0]
+        Py_ssize_t i, t, start, end, work = 0
+        double d
+        const double *C_T = _matrix(candidates_T)
+    for i in range(n_samples):
+        _row_span(indptr, n_features, i, &start, &end)
+        for t in range(n_candidates):
+            scores[t] = 0.0
+        _row_scores(data, indices, start, end, C_T, n_candidates, scores)
+        for t in range(n_candidates):
+            # The order of the operations of mmc._kmeans before this kernel.
+            d = candidate_norms[t] - 2.0 * scores[t] + norms[i]
+            if d <= rel * (candidate_norms[t] + norms[i]):
+                d = 0.0
+            distances[t, i] = d if d < closest[i] else closest[i]
+        work += (end - start + 4) * n_candidates
+        if work >= INTERRUPT_CHECK_WORK:
+            work = 0
+            check_interrupts()
+    return 0
+
+
+def seed_distances(
+        const floating[::1] X_data,           # IN
+        const int[::1] X_indices,             # IN
+        const int[::1] X_indptr,              # IN
+        Py_ssize_t n_features,                # IN
+        const double[::1] norms,              # IN, (n_samples,)
+        const double[:, ::1] candidates_T,    # IN, (n_features, n_candidates)
+        const double[::1] candidate_norms,    # IN, (n_candidates,)
+        double rel,                           # IN
+        const double[::1] closest,            # IN, (n_samples,)
+        double[:, ::1] distances,             # OUT, (n_candidates, n_samples)
+):
+    """Squared distances of the samples to the seeding's candidates, capped.
+
+    ``distances[t, i] = min(closest[i], |c_t|^2 - 2 x_i.c_t + |x_i|^2)``,
+    the distance being set to 0 where it is at most ``rel * (|c_t|^2 +
+    |x_i|^2)``, its rounding bound (so that duplicates of a centre are at
+    distance 0 however the products round).
+
+    Parameters
+    ----------
+    X_data, X_indices, X_indptr, n_features
+        The rows of X, of shape (n_samples, n_features): its CSR arrays, or
+        its values flattened with empty indices (see ``_common.pxd``).
+
+    norms : ndarray of shape (n_samples,), dtype=float64
+        Squared row norms of X.
+
+    candidates_T : ndarray of shape (n_features, n_candidates), dtype=float64
+        Transposed candidates (n_candidates >= 1).
+
+    candidate_norms : ndarray of shape (n_candidates,), dtype=float64
+        Their squared norms.
+
+    rel : float
+        Relative rounding bound of the squared distances.
+
+    closest : ndarray of shape (n_samples,), dtype=float64
+        Squared distance of each sample to the centres chosen so far
+        (infinite before the first).
+
+    distances : ndarray of shape (n_candidates, n_samples), dtype=float64
+        Receives the capped distances.
+    """
+    cdef:
+        const floating *data = _values(X_data)
+        const int *indices = _indices(X_indices)
+        const int *indptr = _indices(X_indptr)
+        Py_ssize_t n_samples = _n_rows(X_data.shape[0], X_indptr.shape[0], n_features)
+        double *scores
+    if n_samples == 0:
+        return
+    scores = <double *> malloc(candidate_norms.shape[0] * sizeof(double))
+    if scores == NULL:
+        raise MemoryError()
+    try:
+        with nogil:
+            _seed_distances(
+                data, indices, indptr, n_samples, n_features, norms, candidates_T,
+                candidate_norms, rel, closest, distances, scores,
+            )
+    finally:
+        free(scores)
