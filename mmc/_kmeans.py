@@ -1,8 +1,12 @@
 """k-means whose discrete choices do not hinge on rounding.
 
-:func:`stable_kmeans` makes FastEvoMMC's landmarks: its centres are the
-same for dense and CSR input, sorted or not, and on every BLAS kernel (see
-its docstring for why scikit-learn's KMeans is not).
+:func:`stable_kmeans` makes FastEvoMMC's landmarks and the k-cluster
+EvoMMC's spectral starts, :func:`best_kmeans_centres` CPM3C's default start and the
+class-balance estimate: their centres are the same for dense and CSR input,
+sorted or not, and on every BLAS kernel (see the docstring of
+:func:`stable_kmeans` for why scikit-learn's KMeans is not). The passes
+over the samples (seeding distances, nearest centres, cluster sums) are the
+kernels of :mod:`mmc._core._kmeans`.
 """
 
 import numpy as np
@@ -104,6 +108,17 @@ def stable_kmeans(X, n_clusters, random_state, max_iter):
     error below ``2 (d + 2) eps (|x|^2 + |c|^2)`` for d features; two
     evaluations (other kernel, other representation) differ by at most
     twice that, the tolerance used.
+
+    The products ``x.c`` are not computed through BLAS but by the kernels of
+    :mod:`mmc._core._kmeans`, one thread, each product summed in the order
+    of the features without fused multiply-add: the same numbers for dense
+    and CSR input, float32 and float64, whatever the BLAS kernel and the
+    number of threads. What still rounds differently across CPUs and NumPy
+    versions (the squared norms of the samples and centres, computed by
+    NumPy with SIMD, and the sums of the seeding's potentials) stays within
+    the bound above, which the tolerance covers as it covered BLAS's
+    products before. The cluster sums are accumulated in the order of the
+    samples, so equal labels give centres equal to the last bit.
 
     Parameters
     ----------
