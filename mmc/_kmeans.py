@@ -36,7 +36,7 @@ def _first_near_minimum(values, tol, axis):
     return np.argmax(values <= lowest + tol, axis=axis)
 
 
-def _nearest_centres(X, norms, centres, rel, sums=_NO_SUMS, labels=None):
+def _nearest_centres(X, norms, centres, rel, sums=_NO_SUMS, labels=None, columns=None):
     """Nearest centre of each sample, ties within rounding to the first.
 
     Returns the labels (int32), ``|c|^2 - 2 x.c`` for the nearest centre c
@@ -44,23 +44,39 @@ def _nearest_centres(X, norms, centres, rel, sums=_NO_SUMS, labels=None):
     the number of labels that differ from ``labels`` (the previous labels,
     overwritten; all samples count without them). Every sample is added to
     the row of its label in ``sums`` (see :func:`mmc._core._kmeans.assign`).
+    ``columns`` is X in CSC form from :func:`_column_form`, or None: the
+    same numbers either way, only faster on wide sparse data.
     """
-    n_samples = X.shape[0]
+    n_samples, n_clusters = X.shape[0], centres.shape[0]
     centre_norms = np.einsum("ij,ij->i", centres, centres)
     if labels is None:
         labels = np.full(n_samples, -1, dtype=np.int32)
     nearest = np.empty(n_samples)
-    n_changed = _core.assign(
-        *rows(X),
-        norms,
-        np.ascontiguousarray(centres.T),
-        centre_norms,
-        rel,
-        labels,
-        nearest,
-        sums,
-    )
+    args = (np.ascontiguousarray(centres.T), centre_norms, rel, labels, nearest, sums)
+    if columns is None:
+        n_changed = _core.assign(*rows(X), norms, *args)
+    else:
+        scores = np.empty((n_samples, n_clusters))
+        n_changed = _core.assign_columns(
+            columns.data,
+            columns.indices,
+            columns.indptr,
+            n_samples,
+            norms,
+            *args,
+            scores,
+        )
     return labels, nearest, n_changed
+
+
+def _column_form(X):
+    """X in CSC form for :func:`mmc._core._kmeans.assign_columns` if X is
+    sparse and wider than long (the centres, read once a pass by columns,
+    are then larger than the products gathered), else None."""
+    if not sp.issparse(X) or X.shape[1] <= X.shape[0]:
+        return None
+    # From canonical CSR, the row indices of each column come out sorted.
+    return _with_int32_indices(sp.csc_matrix(X))
 
 
 def rounding_scale(X):
@@ -140,11 +156,15 @@ def stable_kmeans(X, n_clusters, random_state, max_iter):
         Coincident centres are possible when X has fewer distinct rows than
         n_clusters. An empty cluster keeps its centre.
     """
-    return _stable_kmeans(*rounding_scale(X), n_clusters, random_state, max_iter)
+    X, norms, rel = rounding_scale(X)
+    return _stable_kmeans(
+        X, norms, rel, n_clusters, random_state, max_iter, _column_form(X)
+    )
 
 
-def _stable_kmeans(X, norms, rel, n_clusters, random_state, max_iter):
-    """:func:`stable_kmeans` on X already prepared by :func:`rounding_scale`."""
+def _stable_kmeans(X, norms, rel, n_clusters, random_state, max_iter, columns):
+    """:func:`stable_kmeans` on X already prepared by :func:`rounding_scale`
+    and :func:`_column_form`."""
     n_samples, n_features = X.shape
     top_norm = float(norms.max(initial=0.0))
     X_rows = rows(X)
@@ -194,13 +214,15 @@ def _stable_kmeans(X, norms, rel, n_clusters, random_state, max_iter):
     labels = None
     sums = np.empty((n_clusters, n_features))
     for _ in range(max_iter):
-        sums[:] = 0.0
-        labels, _, n_changed = _nearest_centres(X, norms, centres, rel, sums, labels)
+        sums.fill(0.0)
+        labels, _, n_changed = _nearest_centres(
+            X, norms, centres, rel, sums, labels, columns
+        )
         if n_changed == 0:
             break
         counts = np.bincount(labels, minlength=n_clusters)
-        filled = counts > 0
-        centres[filled] = sums[filled] / counts[filled, None]
+        # In place, without copies of the (k, d) arrays (wide for sparse X).
+        np.divide(sums, counts[:, None], out=centres, where=counts[:, None] > 0)
     return centres
 
 
@@ -219,12 +241,15 @@ def best_kmeans_centres(X, n_clusters, random_state, n_runs, max_iter=300):
     centres : ndarray of shape (n_clusters, n_features), dtype=float64
     """
     X, norms, rel = rounding_scale(X)
+    columns = _column_form(X)
     n_samples = X.shape[0]
     runs, inertias, bounds = [], [], []
     for _ in range(n_runs):
-        centres = _stable_kmeans(X, norms, rel, n_clusters, random_state, max_iter)
+        centres = _stable_kmeans(
+            X, norms, rel, n_clusters, random_state, max_iter, columns
+        )
         centre_norms = np.einsum("ij,ij->i", centres, centres)
-        nearest = _nearest_centres(X, norms, centres, rel)[1]
+        nearest = _nearest_centres(X, norms, centres, rel, columns=columns)[1]
         inertia = float(np.maximum(norms + nearest, 0.0).sum())
         # Each distance is within rel (|x|^2 + |c|^2) of its exact value,
         # and the sum of n of them within n eps of itself.

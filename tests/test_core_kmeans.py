@@ -148,6 +148,68 @@ def test_assign_is_the_same_for_every_input_format(shape, k):
             np.testing.assert_array_equal(a, b)
 
 
+def _assign_columns(X, centres, labels=None, with_sums=True):
+    """assign_columns on the CSC form of X, with the norms of its CSR form."""
+    X = sp.csr_matrix(X)
+    _, norms, rel = rounding_scale(X)
+    C = sp.csc_matrix(X)
+    n, d = X.shape
+    labels = np.full(n, -1, np.int32) if labels is None else labels
+    nearest = np.empty(n)
+    sums = np.zeros((len(centres), d)) if with_sums else np.zeros((0, 0))
+    n_changed = _kmeans.assign_columns(
+        C.data,
+        C.indices.astype(np.int32),
+        C.indptr.astype(np.int32),
+        n,
+        norms,
+        np.ascontiguousarray(centres.T),
+        np.einsum("ij,ij->i", centres, centres),
+        rel,
+        labels,
+        nearest,
+        sums,
+        np.empty((n, len(centres))),
+    )
+    return labels, nearest, sums, n_changed
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", SHAPES + [(5, 40)])
+@pytest.mark.parametrize("k", N_VECTORS)
+def test_assign_columns_is_assign_to_the_last_bit(dtype, shape, k):
+    rng = np.random.default_rng(shape[0] * 17 + k)
+    X = random_X(rng, *shape, dtype, sparse=True)
+    centres = _vectors(rng, X, k, exact=False)
+    expected = _assign(X, centres)
+    got = _assign_columns(X, centres)
+    for a, b in zip(got, expected[:4]):
+        np.testing.assert_array_equal(a, b)
+    # And on exact inputs, the twin's numbers and ties.
+    X = _integer_X(rng, *shape, dtype, sparse=True)
+    centres = _vectors(rng, X, k, exact=True)
+    labels, nearest, sums, _ = _assign_columns(X, centres)
+    _, norms, rel = rounding_scale(X)
+    expected_sums = np.zeros_like(sums)
+    ref_labels, ref_nearest = kmeans_assign(X, norms, centres, rel, expected_sums)
+    np.testing.assert_array_equal(labels, ref_labels)
+    np.testing.assert_array_equal(nearest, ref_nearest)
+    np.testing.assert_array_equal(sums, expected_sums)
+
+
+def test_assign_columns_counts_changes_and_skips_sums():
+    rng = np.random.default_rng(4)
+    X = random_X(rng, 30, 50, np.float64, sparse=True)
+    centres = _vectors(rng, X, 4, exact=False)
+    labels = _assign_columns(X, centres)[0]
+    previous = labels.copy()
+    previous[[2, 29]] = (previous[[2, 29]] + 1) % 4
+    again, _, sums, n_changed = _assign_columns(X, centres, previous, with_sums=False)
+    assert n_changed == 2
+    np.testing.assert_array_equal(again, labels)
+    assert sums.shape == (0, 0)
+
+
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
 def test_assign_counts_changes_and_skips_sums(sparse):
     rng = np.random.default_rng(3)
@@ -214,3 +276,22 @@ def test_seed_distances_are_the_same_for_every_input_format(shape):
     for variant in (X.astype(np.float64), sp.csr_matrix(X)):
         got = _seed(_flat(variant), candidates, closest, norms)[0]
         np.testing.assert_array_equal(got, expected)
+
+
+def test_stable_kmeans_takes_the_same_choices_by_columns_and_by_rows():
+    # Wide sparse X is read by columns (assign_columns), its dense twin and
+    # a tall stack of it by rows: the same centres.
+    from mmc._kmeans import _column_form, best_kmeans_centres, stable_kmeans
+
+    rng = np.random.default_rng(5)
+    X = sp.random(60, 200, density=0.05, random_state=5, format="csr")
+    X.data = np.round(X.data * 8) / 8  # exact ties between rows
+    assert _column_form(X) is not None and _column_form(X.toarray()) is None
+    for k in (2, 5):
+        seed = int(rng.integers(1000))
+        by_columns = stable_kmeans(X, k, np.random.RandomState(seed), 50)
+        by_rows = stable_kmeans(X.toarray(), k, np.random.RandomState(seed), 50)
+        np.testing.assert_array_equal(by_columns, by_rows)
+        best = best_kmeans_centres(X, k, np.random.RandomState(seed), 3)
+        dense_best = best_kmeans_centres(X.toarray(), k, np.random.RandomState(seed), 3)
+        np.testing.assert_array_equal(best, dense_best)

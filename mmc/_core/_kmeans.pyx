@@ -181,6 +181,45 @@ cdef inline Py_ssize_t _stored(
     return indptr[i0 + n_rows] - indptr[i0]
 
 
+cdef inline double _max(const double[::1] values) noexcept nogil:
+    """Largest of ``values`` and 0."""
+    cdef Py_ssize_t p
+    cdef double top = 0.0
+    for p in range(values.shape[0]):
+        if values[p] > top:
+            top = values[p]
+    return top
+
+
+cdef inline void _label(
+        double *scores, Py_ssize_t n_clusters, const double[::1] centre_norms,
+        double tol, Py_ssize_t i, int[::1] labels, double[::1] nearest,
+        Py_ssize_t *n_changed,
+) noexcept nogil:
+    """Label sample i from its products with the centres (``scores``, turned
+    into ``|c|^2 - 2 x.c`` in place): the first centre within ``tol`` of the
+    lowest value."""
+    cdef Py_ssize_t p, best = 0
+    cdef double lowest
+    # Squared distance without |x|^2, the same for every centre.
+    for p in range(n_clusters):
+        scores[p] = centre_norms[p] - 2.0 * scores[p]
+    lowest = scores[0]
+    for p in range(1, n_clusters):
+        if scores[p] < lowest:
+            lowest = scores[p]
+    # Distances within the rounding bound of the lowest are tied: the first
+    # of them wins, whatever the rounding of this evaluation.
+    for p in range(n_clusters):
+        if scores[p] <= lowest + tol:
+            best = p
+            break
+    if labels[i] != best:
+        labels[i] = <int> best
+        n_changed[0] += 1
+    nearest[i] = lowest
+
+
 cdef int _assign(
         const floating *data,
         const int *indices,
@@ -202,14 +241,10 @@ cdef int _assign(
     cdef:
         Py_ssize_t n_clusters = centre_norms.shape[0]
         bint accumulate = sums.shape[0] > 0
-        Py_ssize_t i, i0, r, n_rows, p, start, end, best, work = 0
-        double *row
-        double tol_scale = 0.0, lowest, bound
+        Py_ssize_t i, i0, r, n_rows, start, end, best, work = 0
+        double tol_scale = _max(centre_norms)
         const double *C_T = _matrix(centres_T)
         double *S = _matrix(sums) if accumulate else NULL
-    for p in range(n_clusters):
-        if centre_norms[p] > tol_scale:
-            tol_scale = centre_norms[p]
     i0 = 0
     while i0 < n_samples:
         n_rows = _block_scores(
@@ -218,26 +253,11 @@ cdef int _assign(
         )
         for r in range(n_rows):
             i = i0 + r
-            row = scores + r * n_clusters
-            # Squared distance without |x|^2, the same for every centre.
-            for p in range(n_clusters):
-                row[p] = centre_norms[p] - 2.0 * row[p]
-            lowest = row[0]
-            for p in range(1, n_clusters):
-                if row[p] < lowest:
-                    lowest = row[p]
-            # Distances within the rounding bound of the lowest are tied: the
-            # first of them wins, whatever the rounding of this evaluation.
-            bound = lowest + rel * (norms[i] + tol_scale)
-            best = 0
-            for p in range(n_clusters):
-                if row[p] <= bound:
-                    best = p
-                    break
-            if labels[i] != best:
-                labels[i] = <int> best
-                n_changed[0] += 1
-            nearest[i] = lowest
+            _label(
+                scores + r * n_clusters, n_clusters, centre_norms,
+                rel * (norms[i] + tol_scale), i, labels, nearest, n_changed,
+            )
+            best = labels[i]
             if accumulate:
                 # Row by row, in sample order: each sum is accumulated in the
                 # order of the samples, as the one-hot sparse product did.
@@ -326,6 +346,118 @@ def assign(
             )
     finally:
         free(scores)
+    return n_changed
+
+
+cdef int _assign_columns(
+        const floating *data,
+        const int *indices,
+        const int *indptr,
+        Py_ssize_t n_samples,
+        Py_ssize_t n_features,
+        const double[::1] norms,
+        const double[:, ::1] centres_T,
+        const double[::1] centre_norms,
+        double rel,
+        int[::1] labels,
+        double[::1] nearest,
+        double[:, ::1] sums,
+        double *scores,
+        Py_ssize_t *n_changed,
+) except -1 nogil:
+    """The loops of :func:`assign_columns` (see there)."""
+    cdef:
+        Py_ssize_t n_clusters = centre_norms.shape[0]
+        Py_ssize_t i, j, p, q, work = 0
+        double value, tol_scale = _max(centre_norms)
+        const double *C_T = _matrix(centres_T)
+        const double *c
+        double *S = _matrix(sums) if sums.shape[0] > 0 else NULL
+    for i in range(n_samples * n_clusters):
+        scores[i] = 0.0
+    # Column by column, each sample's products gather the features in
+    # increasing order, as a row of a canonical CSR X would.
+    for j in range(n_features):
+        c = C_T + j * n_clusters
+        for q in range(indptr[j], indptr[j + 1]):
+            value = data[q]
+            i = indices[q]
+            for p in range(n_clusters):
+                scores[i * n_clusters + p] += value * c[p]
+        work += (indptr[j + 1] - indptr[j] + 1) * n_clusters
+        if work >= INTERRUPT_CHECK_WORK:
+            work = 0
+            check_interrupts()
+    for i in range(n_samples):
+        _label(
+            scores + i * n_clusters, n_clusters, centre_norms,
+            rel * (norms[i] + tol_scale), i, labels, nearest, n_changed,
+        )
+    if S == NULL:
+        return 0
+    # Each sum gathers its samples in increasing order within the column.
+    for j in range(n_features):
+        for q in range(indptr[j], indptr[j + 1]):
+            S[labels[indices[q]] * n_features + j] += 1.0 * data[q]
+    return 0
+
+
+def assign_columns(
+        const floating[::1] X_data,           # IN
+        const int[::1] X_indices,             # IN
+        const int[::1] X_indptr,              # IN
+        Py_ssize_t n_samples,                 # IN
+        const double[::1] norms,              # IN, (n_samples,)
+        const double[:, ::1] centres_T,       # IN, (n_features, n_clusters)
+        const double[::1] centre_norms,       # IN, (n_clusters,)
+        double rel,                           # IN
+        int[::1] labels,                      # INOUT, (n_samples,)
+        double[::1] nearest,                  # OUT, (n_samples,)
+        double[:, ::1] sums,                  # INOUT, (n_clusters, n_features)
+        double[:, ::1] scores,                # OUT, (n_samples, n_clusters)
+):
+    """:func:`assign` for a sparse X given by its CSC arrays, column by column.
+
+    The same numbers as :func:`assign` on the CSR twin of X in canonical
+    form (the CSC arrays with row indices increasing in each column, as
+    SciPy's conversion makes them): every product and every sum adds the
+    same terms in the same order. Reading X by columns reads the centres
+    once, in order, and gathers into ``scores`` instead: faster when the
+    transposed centres are the larger of the two, that is when
+    n_features > n_samples (wide data such as tf-idf).
+
+    Parameters
+    ----------
+    X_data, X_indices, X_indptr : ndarrays
+        CSC arrays of X, of shape (n_samples, n_features) (int32 indices).
+
+    n_samples : int
+        Number of rows of X.
+
+    norms, centres_T, centre_norms, rel, labels, nearest, sums
+        As for :func:`assign`.
+
+    scores : ndarray of shape (n_samples, n_clusters), dtype=float64
+        Scratch buffer (receives ``|c|^2 - 2 x.c`` for every pair).
+
+    Returns
+    -------
+    n_changed : int
+        Number of samples whose label changed.
+    """
+    cdef:
+        const floating *data = _values(X_data)
+        const int *indices = _indices(X_indices)
+        const int *indptr = _indices(X_indptr)
+        Py_ssize_t n_changed = 0
+        double *S = _matrix(scores)
+    if n_samples == 0 or S == NULL:
+        return 0
+    with nogil:
+        _assign_columns(
+            data, indices, indptr, n_samples, X_indptr.shape[0] - 1, norms,
+            centres_T, centre_norms, rel, labels, nearest, sums, S, &n_changed,
+        )
     return n_changed
 
 
