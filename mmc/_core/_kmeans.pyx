@@ -1,15 +1,18 @@
 """Kernels of the stable k-means (mmc._kmeans): Lloyd steps and seeding.
 
-Both kernels compute the products ``x . c`` of the samples with a few dense
-vectors (the centres, or the candidates of the k-means++ seeding) with
-:func:`_row_scores`, one accumulator per vector in the order of the stored
-values of the row, instead of through BLAS. The result is then the same
-for a dense X and its CSR twin (the zeros of a dense row are skipped, the
-explicit zeros of a CSR row add nothing), whatever the BLAS kernel or the
-number of threads; it is also bit-for-bit what SciPy's sparse product
-``X @ C.T`` gives for a CSR X. The vectors are passed transposed, of shape
-(n_features, n_vectors), so that the products of a row accumulate from
-contiguous memory.
+The kernels compute the products ``x . c`` of the samples with a few dense
+vectors (the centres, or the candidates of the k-means++ seeding) without
+BLAS: each product is one accumulator that adds ``x_j c_j`` in the order of
+the features, dense rows by blocks of four rows and four vectors held in
+registers (:func:`_dense_block`), CSR rows by :func:`_row_scores`, wide CSC
+matrices column by column (:func:`assign_columns`). All give the same sums
+for a dense X and its CSR twin (adding ``0 * c`` leaves a sum unchanged),
+float32 or float64, whatever the BLAS kernel or the number of threads; for
+a canonical CSR X they are bit for bit SciPy's ``X @ C.T``. The extension
+is built without fused multiply-add (``-ffp-contract=off``) so that the
+order stated is the rounding obtained. The vectors are passed transposed,
+of shape (n_features, n_vectors), so that the products of a row
+accumulate from contiguous memory.
 
 The discrete choices (nearest centre, zero distances) use the rounding
 tolerances of mmc._kmeans, which bound the error of these products however
