@@ -1,16 +1,22 @@
 """k-means whose discrete choices do not hinge on rounding.
 
-:func:`stable_kmeans` makes FastEvoMMC's landmarks: its centres are the
-same for dense and CSR input, sorted or not, and on every BLAS kernel (see
-its docstring for why scikit-learn's KMeans is not).
+:func:`stable_kmeans` makes FastEvoMMC's landmarks and the k-cluster
+EvoMMC's spectral starts, :func:`best_kmeans_centres` CPM3C's default start and the
+class-balance estimate: their centres are the same for dense and CSR input,
+sorted or not, and on every BLAS kernel (see the docstring of
+:func:`stable_kmeans` for why scikit-learn's KMeans is not). The passes
+over the samples (seeding distances, nearest centres, cluster sums) are the
+kernels of :mod:`mmc._core._kmeans`.
 """
 
 import numpy as np
 import scipy.sparse as sp
 
-# Rows of the distance matrix computed at once by stable_kmeans (times the
-# number of centres): bounds its scratch memory to 8 MiB.
-_KMEANS_CHUNK_ENTRIES = 1 << 20
+from mmc._base import _with_int32_indices, rows
+from mmc._core import _kmeans as _core
+
+# The sums argument of _core.assign that skips the sums.
+_NO_SUMS = np.zeros((0, 0))
 
 
 def _squared_row_norms(X):
@@ -30,25 +36,47 @@ def _first_near_minimum(values, tol, axis):
     return np.argmax(values <= lowest + tol, axis=axis)
 
 
-def _nearest_centres(X, norms, centres, rel):
+def _nearest_centres(X, norms, centres, rel, sums=_NO_SUMS, labels=None, columns=None):
     """Nearest centre of each sample, ties within rounding to the first.
 
-    Returns the labels and ``|c|^2 - 2 x.c`` for the nearest centre c (the
-    squared distance without ``|x|^2``, the same for every centre).
+    Returns the labels (int32), ``|c|^2 - 2 x.c`` for the nearest centre c
+    (the squared distance without ``|x|^2``, the same for every centre) and
+    the number of labels that differ from ``labels`` (the previous labels,
+    overwritten; all samples count without them). Every sample is added to
+    the row of its label in ``sums`` (see :func:`mmc._core._kmeans.assign`).
+    ``columns`` is X in CSC form from :func:`_column_form`, or None: the
+    same numbers either way, only faster on wide sparse data.
     """
     n_samples, n_clusters = X.shape[0], centres.shape[0]
     centre_norms = np.einsum("ij,ij->i", centres, centres)
-    tol_scale = float(centre_norms.max(initial=0.0))
-    labels = np.empty(n_samples, dtype=np.intp)
+    if labels is None:
+        labels = np.full(n_samples, -1, dtype=np.int32)
     nearest = np.empty(n_samples)
-    chunk = max(1, _KMEANS_CHUNK_ENTRIES // n_clusters)
-    for start in range(0, n_samples, chunk):
-        rows = slice(start, min(start + chunk, n_samples))
-        D = centre_norms[None, :] - 2.0 * np.asarray(X[rows] @ centres.T)
-        tol = rel * (norms[rows] + tol_scale)
-        labels[rows] = _first_near_minimum(D, tol[:, None], axis=1)
-        nearest[rows] = D.min(axis=1)
-    return labels, nearest
+    args = (np.ascontiguousarray(centres.T), centre_norms, rel, labels, nearest, sums)
+    if columns is None:
+        n_changed = _core.assign(*rows(X), norms, *args)
+    else:
+        scores = np.empty((n_samples, n_clusters))
+        n_changed = _core.assign_columns(
+            columns.data,
+            columns.indices,
+            columns.indptr,
+            n_samples,
+            norms,
+            *args,
+            scores,
+        )
+    return labels, nearest, n_changed
+
+
+def _column_form(X):
+    """X in CSC form for :func:`mmc._core._kmeans.assign_columns` if X is
+    sparse and wider than long (the centres, read once a pass by columns,
+    are then larger than the products gathered), else None."""
+    if not sp.issparse(X) or X.shape[1] <= X.shape[0]:
+        return None
+    # From canonical CSR, the row indices of each column come out sorted.
+    return _with_int32_indices(sp.csc_matrix(X))
 
 
 def rounding_scale(X):
@@ -56,12 +84,12 @@ def rounding_scale(X):
     relative bound ``rel`` on the rounding error of its squared distances
     (see :func:`stable_kmeans`)."""
     if sp.issparse(X):
-        X = sp.csr_matrix(X, dtype=np.float64)
+        X = _with_int32_indices(sp.csr_matrix(X, dtype=np.float64))
         if not X.has_canonical_format:  # sorted indices, no duplicates
             X = X.copy()
             X.sum_duplicates()
     else:
-        X = np.asarray(X, dtype=np.float64)
+        X = np.ascontiguousarray(X, dtype=np.float64)
     rel = 4.0 * (X.shape[1] + 2) * np.finfo(np.float64).eps
     return X, _squared_row_norms(X), rel
 
@@ -70,7 +98,8 @@ def nearest_centres(X, centres):
     """Nearest of ``centres`` to each sample, ties within rounding to the
     first centre: the same labels on every BLAS kernel."""
     X, norms, rel = rounding_scale(X)
-    return _nearest_centres(X, norms, np.asarray(centres, dtype=np.float64), rel)[0]
+    centres = np.asarray(centres, dtype=np.float64)
+    return _nearest_centres(X, norms, centres, rel)[0].astype(np.intp)
 
 
 def stable_kmeans(X, n_clusters, random_state, max_iter):
@@ -96,6 +125,17 @@ def stable_kmeans(X, n_clusters, random_state, max_iter):
     evaluations (other kernel, other representation) differ by at most
     twice that, the tolerance used.
 
+    The products ``x.c`` are not computed through BLAS but by the kernels of
+    :mod:`mmc._core._kmeans`, one thread, each product summed in the order
+    of the features without fused multiply-add: the same numbers for dense
+    and CSR input, float32 and float64, whatever the BLAS kernel and the
+    number of threads. What still rounds differently across CPUs and NumPy
+    versions (the squared norms of the samples and centres, computed by
+    NumPy with SIMD, and the sums of the seeding's potentials) stays within
+    the bound above, which the tolerance covers as it covered BLAS's
+    products before. The cluster sums are accumulated in the order of the
+    samples, so equal labels give centres equal to the last bit.
+
     Parameters
     ----------
     X : {ndarray, CSR matrix} of shape (n_samples, n_features)
@@ -116,33 +156,45 @@ def stable_kmeans(X, n_clusters, random_state, max_iter):
         Coincident centres are possible when X has fewer distinct rows than
         n_clusters. An empty cluster keeps its centre.
     """
-    return _stable_kmeans(*rounding_scale(X), n_clusters, random_state, max_iter)
+    X, norms, rel = rounding_scale(X)
+    return _stable_kmeans(
+        X, norms, rel, n_clusters, random_state, max_iter, _column_form(X)
+    )
 
 
-def _stable_kmeans(X, norms, rel, n_clusters, random_state, max_iter):
-    """:func:`stable_kmeans` on X already prepared by :func:`rounding_scale`."""
-    n_samples = X.shape[0]
+def _stable_kmeans(X, norms, rel, n_clusters, random_state, max_iter, columns):
+    """:func:`stable_kmeans` on X already prepared by :func:`rounding_scale`
+    and :func:`_column_form`."""
+    n_samples, n_features = X.shape
     top_norm = float(norms.max(initial=0.0))
+    X_rows = rows(X)
 
-    def distances_to_rows(rows):  # (len(rows), n_samples), clamped near 0
-        products = X[rows] @ X.T
-        products = products.toarray() if sp.issparse(products) else products
-        D = norms[rows, None] - 2.0 * products + norms[None, :]
-        tol = rel * (norms[rows, None] + norms[None, :])
-        D[D <= tol] = 0.0
+    def distances_to_rows(candidates, closest):  # (len(candidates), n_samples)
+        rows_T = X[candidates].T
+        rows_T = rows_T.toarray() if sp.issparse(rows_T) else rows_T
+        D = np.empty((len(candidates), n_samples))
+        _core.seed_distances(
+            *X_rows,
+            norms,
+            np.ascontiguousarray(rows_T),
+            norms[candidates],
+            rel,
+            closest,
+            D,
+        )
         return D
 
     # k-means++ seeding.
     n_trials = 2 + int(np.log(n_clusters))
     chosen = np.empty(n_clusters, dtype=np.intp)
     chosen[0] = random_state.randint(n_samples)
-    closest = distances_to_rows(chosen[:1])[0]
+    closest = distances_to_rows(chosen[:1], np.full(n_samples, np.inf))[0]
     for c in range(1, n_clusters):
         potential = float(closest.sum())
         draws = random_state.uniform(size=n_trials) * potential
         candidates = np.searchsorted(np.cumsum(closest), draws)
         np.clip(candidates, None, n_samples - 1, out=candidates)
-        D = np.minimum(closest, distances_to_rows(candidates))
+        D = distances_to_rows(candidates, closest)
         potentials = D.sum(axis=1)
         # Each potential sums n distances, each within rel * (|x|^2 +
         # |c|^2) of its exact value, with a summation error below
@@ -156,22 +208,21 @@ def _stable_kmeans(X, norms, rel, n_clusters, random_state, max_iter):
     centres = X[chosen]
     centres = centres.toarray() if sp.issparse(centres) else centres.copy()
 
-    # Lloyd iterations.
+    # Lloyd iterations: each assignment also sums the clusters it makes, in
+    # the order of the samples; the sums of the last one (no label changed)
+    # go unused.
     labels = None
+    sums = np.empty((n_clusters, n_features))
     for _ in range(max_iter):
-        new_labels, _ = _nearest_centres(X, norms, centres, rel)
-        if labels is not None and np.array_equal(new_labels, labels):
-            break
-        labels = new_labels
-        onehot = sp.csr_matrix(
-            (np.ones(n_samples), (labels, np.arange(n_samples))),
-            shape=(n_clusters, n_samples),
+        sums.fill(0.0)
+        labels, _, n_changed = _nearest_centres(
+            X, norms, centres, rel, sums, labels, columns
         )
-        sums = onehot @ X
-        sums = sums.toarray() if sp.issparse(sums) else np.asarray(sums)
+        if n_changed == 0:
+            break
         counts = np.bincount(labels, minlength=n_clusters)
-        filled = counts > 0
-        centres[filled] = sums[filled] / counts[filled, None]
+        # In place, without copies of the (k, d) arrays (wide for sparse X).
+        np.divide(sums, counts[:, None], out=centres, where=counts[:, None] > 0)
     return centres
 
 
@@ -190,12 +241,15 @@ def best_kmeans_centres(X, n_clusters, random_state, n_runs, max_iter=300):
     centres : ndarray of shape (n_clusters, n_features), dtype=float64
     """
     X, norms, rel = rounding_scale(X)
+    columns = _column_form(X)
     n_samples = X.shape[0]
     runs, inertias, bounds = [], [], []
     for _ in range(n_runs):
-        centres = _stable_kmeans(X, norms, rel, n_clusters, random_state, max_iter)
+        centres = _stable_kmeans(
+            X, norms, rel, n_clusters, random_state, max_iter, columns
+        )
         centre_norms = np.einsum("ij,ij->i", centres, centres)
-        _, nearest = _nearest_centres(X, norms, centres, rel)
+        nearest = _nearest_centres(X, norms, centres, rel, columns=columns)[1]
         inertia = float(np.maximum(norms + nearest, 0.0).sum())
         # Each distance is within rel (|x|^2 + |c|^2) of its exact value,
         # and the sum of n of them within n eps of itself.

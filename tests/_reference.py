@@ -12,6 +12,9 @@ import functools
 import numpy as np
 import scipy.sparse as sp
 
+# The twins of mmc._core._kmeans live in their own module (this one is long).
+from _reference_kmeans import kmeans_assign, kmeans_seed_distances  # noqa: F401
+
 
 def column_sums(X):
     """Column sums of a dense or sparse X, accumulated in float64.
