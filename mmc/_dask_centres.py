@@ -13,6 +13,8 @@ k-means++ seeding (``2 + log k`` floats a sample while a centre is chosen).
 import numpy as np
 import scipy.sparse as sp
 
+from mmc._base import rows
+from mmc._core._kmeans import seed_distances
 from mmc._dask_starts import kmeans_plusplus_rows, take_rows
 from mmc._kmeans import _first_near_minimum, _nearest_centres, rounding_scale
 from mmc._starts import MULTICLASS_KMEANS_RUNS
@@ -38,13 +40,13 @@ def _norm_stats(block, _state, _shared):
 
 def _row_distances(block, _state, shared):
     """Squared distances of the block's rows to ``rows`` (those within
-    rounding of zero set to zero), as the in-memory seeding computes them."""
-    rows, row_norms, rel = shared
+    rounding of zero set to zero), by the in-memory seeding's kernel."""
+    rows_T, row_norms, rel = shared
     X, norms, _ = rounding_scale(block)
-    products = sp.csr_matrix(rows) @ X.T if sp.issparse(X) else rows @ X.T
-    products = products.toarray() if sp.issparse(products) else products
-    D = row_norms[:, None] - 2.0 * products + norms[None, :]
-    D[D <= rel * (row_norms[:, None] + norms[None, :])] = 0.0
+    D = np.empty((rows_T.shape[1], X.shape[0]))
+    seed_distances(
+        *rows(X), norms, rows_T, row_norms, rel, np.full(X.shape[0], np.inf), D
+    )
     return None, D.T
 
 
@@ -54,14 +56,10 @@ def _lloyd_block(block, labels, shared):
     of ``|x|^2 + (|c|^2 - 2 x.c)`` at the nearest centre (the inertia)."""
     centres, rel = shared
     X, norms, _ = rounding_scale(block)
-    new, nearest = _nearest_centres(X, norms, centres, rel)
     k = centres.shape[0]
-    onehot = sp.csr_matrix(
-        (np.ones(len(new)), (new, np.arange(len(new)))), shape=(k, len(new))
-    )
-    sums = onehot @ X
-    sums = sums.toarray() if sp.issparse(sums) else np.asarray(sums)
-    changed = len(new) if labels is None else int(np.count_nonzero(new != labels))
+    sums = np.zeros((k, X.shape[1]))
+    previous = None if labels is None else labels.copy()
+    new, nearest, changed = _nearest_centres(X, norms, centres, rel, sums, previous)
     inertia = float(np.maximum(norms + nearest, 0.0).sum())
     return new, (sums, np.bincount(new, minlength=k), changed, inertia)
 
@@ -73,9 +71,10 @@ def _stable_kmeans(blocks, n_clusters, random_state, norm_sum, top_norm, rel):
     eps = np.finfo(np.float64).eps
 
     def distances_to(indices):  # (n_samples, len(indices))
-        rows = _stored_rows(blocks, indices)
-        row_norms = np.einsum("ij,ij->i", rows, rows)
-        return np.concatenate(blocks.map(_row_distances, rows, row_norms, rel))
+        chosen_rows = _stored_rows(blocks, indices)
+        row_norms = np.einsum("ij,ij->i", chosen_rows, chosen_rows)
+        rows_T = np.ascontiguousarray(chosen_rows.T)
+        return np.concatenate(blocks.map(_row_distances, rows_T, row_norms, rel))
 
     n_trials = 2 + int(np.log(n_clusters))
     chosen = np.empty(n_clusters, dtype=np.intp)
