@@ -13,6 +13,18 @@ import numpy as np
 import scipy.sparse as sp
 
 # The twins of mmc._core._kmeans live in their own module (this one is long).
+from _reference_cpm3c import (  # noqa: F401
+    bound_prices,
+    crammer_singer_epochs,
+    crammer_singer_sample,
+    xorshift_orders,
+)
+from _reference_evo import (  # noqa: F401
+    best_moves,
+    multiclass_fitness,
+    multiclass_local_search,
+    spectral_fitness,
+)
 from _reference_kmeans import kmeans_assign, kmeans_seed_distances  # noqa: F401
 
 
@@ -494,19 +506,6 @@ def least_squares_fitness(K, y, reg):
     return float(residual @ residual / n + reg * c @ K @ c), c
 
 
-def spectral_fitness(V, weights, Y):
-    """Helper: ``F(y) = 1 - (1/n) sum_j w_j (V'y)_j^2`` for each row y of Y.
-
-    The fitness that ``mmc._core._evo`` keeps for a labelling, recomputed
-    from its labels; equal to :func:`least_squares_fitness` when V has
-    orthonormal columns and ``w = sigma / (sigma + n reg)`` for the kernel
-    matrix ``V diag(sigma) V'``.
-    """
-    V = np.asarray(V, dtype=np.float64)
-    U = np.atleast_2d(np.asarray(Y, dtype=np.float64)) @ V
-    return 1.0 - (U * U) @ np.asarray(weights, dtype=np.float64) / V.shape[0]
-
-
 def subset_fitness(K_nR, K_RR, y, reg):
     """Optimal value of ``min_c (1/n)|y - K_nR c|^2 + reg c'K_RR c``, c in R^r.
 
@@ -532,198 +531,3 @@ def flip_labels(V, flips, y):
     for i in flips:
         y[i] = -y[i]
     return y, np.asarray(V, dtype=np.float64).T @ y.astype(np.float64)
-
-
-def multiclass_local_search(V, weights, labels, n_clusters, min_size, max_sweeps):
-    """Twin of ``mmc._core._evo_multiclass.local_search``, in plain NumPy.
-
-    Sweeps the samples in order and moves each to the cluster that lowers
-    ``F(Y)`` (:func:`multiclass_fitness`) most, the first on ties, with F
-    recomputed from the labels for every candidate, unless its cluster would
-    fall below ``min_size``. Returns the labels and the sweeps made.
-    """
-    labels = np.array(labels, dtype=np.intp)
-    n = labels.size
-    for sweep in range(1, max_sweeps + 1):
-        moved = 0
-        for i in range(n):
-            p = labels[i]
-            if np.sum(labels == p) <= min_size:
-                continue
-            base = multiclass_fitness(V, weights, labels, n_clusters)
-            best, best_gain = p, 0.0
-            for q in range(n_clusters):
-                if q == p:
-                    continue
-                trial = labels.copy()
-                trial[i] = q
-                gain = n * (base - multiclass_fitness(V, weights, trial, n_clusters))
-                if gain > best_gain:
-                    best, best_gain = q, gain
-            if best != p:
-                labels[i] = best
-                moved += 1
-        if moved == 0:
-            return labels, sweep
-    return labels, max_sweeps
-
-
-def multiclass_fitness(V, weights, labels, n_clusters):
-    """``F(Y)`` of a clustering, from the +1/-1 indicators of its clusters."""
-    labels = np.asarray(labels)
-    Y = np.where(labels[None, :] == np.arange(n_clusters)[:, None], 1.0, -1.0)
-    return float(spectral_fitness(V, weights, Y).sum())
-
-
-def best_moves(V, weights, labels, n_clusters, min_size):
-    """For each sample, the decrease of ``n F`` of its best allowed move
-    (0 when none lowers F), from fitnesses recomputed from the labels."""
-    labels = np.asarray(labels, dtype=np.intp)
-    sizes = np.bincount(labels, minlength=n_clusters)
-    base = multiclass_fitness(V, weights, labels, n_clusters)
-    n = labels.size
-    gains = np.zeros(n)
-    for i in range(n):
-        p = labels[i]
-        if sizes[p] <= min_size:
-            continue
-        for q in range(n_clusters):
-            if q == p:
-                continue
-            moved = labels.copy()
-            moved[i] = q
-            gains[i] = max(
-                gains[i], n * (base - multiclass_fitness(V, weights, moved, n_clusters))
-            )
-    return gains
-
-
-def xorshift_orders(seed, n_samples, n_epochs, segment_rows=1 << 16):
-    """Helper: the visiting orders of ``_crammer_singer.dual_epochs``, one per
-    epoch: the rows in segments of ``segment_rows``, each shuffled by
-    Fisher-Yates driven by Marsaglia's xorshift32 of its own (segment j
-    seeded with ``seed + j * 2654435769``, as ``_seed_state`` seeds it);
-    each epoch shuffles the previous order."""
-    mask = 0xFFFFFFFF
-    segments = [
-        list(range(first, min(first + segment_rows, n_samples)))
-        for first in range(0, n_samples, segment_rows)
-    ]
-    states = []
-    for j in range(len(segments)):
-        state = (seed + j * 2654435769) & mask
-        states.append(state if state != 0 else 2463534242)
-    orders = []
-    for _ in range(n_epochs):
-        for j, order in enumerate(segments):
-            state = states[j]
-            for position in range(len(order) - 1, 0, -1):
-                state ^= (state << 13) & mask
-                state ^= state >> 17
-                state ^= (state << 5) & mask
-                other = (state * (position + 1)) >> 32
-                order[position], order[other] = order[other], order[position]
-            states[j] = state
-        orders.append([i for order in segments for i in order])
-    return orders
-
-
-def crammer_singer_sample(gradient, alpha, label, A, cap):
-    """Helper: the minimiser of ``A/2 |a|^2 + sum_p (g_p - A alpha_p) a_p``
-    over ``a_p <= cap [p = label]``, ``sum_p a_p = 0``, by bisection on the
-    multiplier beta of the sum (``a_p = min(c_p, (beta - b_p) / A)`` is
-    non-decreasing in beta), not by sorting as the kernel does."""
-    b = gradient - A * alpha
-    bound = np.zeros_like(b)
-    bound[label] = cap
-
-    def total(beta):
-        return np.minimum(bound, (beta - b) / A).sum()
-
-    low, high = b.min() - 1.0, b.max() + A * cap + 1.0
-    while total(low) > 0:
-        low -= 2 * (high - low)
-    for _ in range(200):
-        middle = 0.5 * (low + high)
-        if total(middle) > 0:
-            high = middle
-        else:
-            low = middle
-    return np.minimum(bound, (0.5 * (low + high) - b) / A)
-
-
-def crammer_singer_epochs(
-    X, labels, alpha, U, s, cap, seed, max_epochs, tol, segment_rows=1 << 16
-):
-    """Twin of ``_crammer_singer.dual_epochs`` on explicit centred samples.
-
-    ``U`` (k, d + 1) holds the weights on ``z_i = (x_i - mean(x), s)`` (the
-    kernel keeps them implicitly); samples are visited in the kernel's
-    orders and each sample's problem is solved by
-    :func:`crammer_singer_sample`. Returns (alpha, U, n_epochs, violation).
-    """
-    X = _dense64(X)
-    n, k = alpha.shape
-    Z = np.hstack([X - X.mean(axis=0), np.full((n, 1), s)])
-    alpha, U = alpha.copy(), U.copy()
-    violation, n_epochs = 0.0, 0
-    for order in xorshift_orders(seed, n, max_epochs, segment_rows):
-        violation = 0.0
-        for i in order:
-            A = Z[i] @ Z[i]
-            if A <= 0:
-                continue
-            gradient = U @ Z[i] + (np.arange(k) != labels[i])
-            free = (alpha[i] < 0) | ((np.arange(k) == labels[i]) & (alpha[i] < cap))
-            if free.any():
-                violation = max(violation, gradient.max() - gradient[free].min())
-            if not free.any() or gradient.max() - gradient[free].min() <= 1e-12:
-                continue
-            new = crammer_singer_sample(gradient, alpha[i], labels[i], A, cap)
-            U += np.outer(new - alpha[i], Z[i])
-            alpha[i] = new
-        n_epochs += 1
-        if violation <= tol:
-            break
-    return alpha, U, n_epochs, violation
-
-
-def bound_prices(scores, lower, upper, max_rounds):
-    """Twin of ``_balance.bound_prices`` in NumPy: the auction of
-    :func:`mmc._balance.bound_prices`, with full sorts' order statistics
-    taken by ``np.partition``; returns the prices."""
-    n_samples, n_clusters = scores.shape
-    prices = np.zeros(n_clusters)
-    rows = np.arange(n_samples)
-    others = ~np.eye(n_clusters, dtype=bool)
-    for _ in range(max_rounds):
-        shifted = scores + prices
-        assignment = np.argmax(shifted, axis=1)
-        counts = np.bincount(assignment, minlength=n_clusters)
-        short, over = lower - counts, counts - upper
-        if short.max() <= 0 and over.max() <= 0:
-            break
-        if short.max() >= over.max():
-            cluster = int(np.argmax(short))
-            m = int(np.ceil(short[cluster]))
-            outside = assignment != cluster
-            # How far each other sample's best shifted score is above its
-            # score for the cluster: the rise that brings it in.
-            steps = shifted[rows, assignment][outside] - shifted[outside, cluster]
-            sign = 1.0
-        else:
-            cluster = int(np.argmax(over))
-            m = int(np.ceil(over[cluster]))
-            inside = assignment == cluster
-            runner_up = shifted[inside][:, others[cluster]].max(axis=1)
-            steps = shifted[inside, cluster] - runner_up
-            sign = -1.0
-        # The m-th and (m + 1)-th smallest steps (a partial sort).
-        if m < steps.size:
-            steps = np.partition(steps, (m - 1, m))
-            beyond = steps[m]
-        else:
-            steps = np.partition(steps, m - 1)
-            beyond = steps[m - 1] + 1.0
-        prices[cluster] += sign * 0.5 * (steps[m - 1] + beyond)
-    return prices
