@@ -10,9 +10,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from mmc import _cpm3c_dual
 from mmc._balance import margin_balance, size_balance
-from mmc._base import row_kernel
-from mmc._core._cpm3c import assign
-from mmc._cpm3c_constraints import MulticlassConstraints, class_scores
+from mmc._cpm3c_constraints import MulticlassConstraints, best_classes
 from mmc._cpm3c_dual import (
     DUAL_TOL,
     DualMulticlassSVM,
@@ -585,15 +583,7 @@ class CPM3C(_CuttingPlaneEstimator):
 
     def _assign(self, X):
         """Best class of each sample of a validated X (or its blocks)."""
+        coef_T = np.ascontiguousarray(self.coef_.T)
         if isinstance(X, RowBlocks):
-            coef_T = np.ascontiguousarray(self.coef_.T)
             return assign_on_blocks(X, coef_T, self.intercept_)
-        assignment = np.zeros(X.shape[0], dtype=np.uint8)
-        class_scores(
-            row_kernel(X, assign),
-            X.shape[0],
-            np.ascontiguousarray(self.coef_.T),
-            self.intercept_,
-            assignment,
-        )
-        return assignment.astype(np.intp)
+        return best_classes(X, coef_T, self.intercept_).astype(np.intp)

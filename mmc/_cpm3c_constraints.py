@@ -32,6 +32,14 @@ def class_scores(assign, n_samples, W_T, intercepts, assignment, pinned=False):
     return assignment, runner, gap
 
 
+def best_classes(X, W_T, intercepts):
+    """The best class of each row of X for the scores ``X W + intercepts``
+    (ties to the lowest class), as uint8."""
+    assignment = np.zeros(X.shape[0], dtype=np.uint8)
+    class_scores(row_kernel(X, assign), X.shape[0], W_T, intercepts, assignment)
+    return assignment
+
+
 def start_assignment(state, centres, labels):
     """Assign each sample of ``state`` (a CPM3C working set: ``X``, the
     bound kernel ``_assign``, ``assignment``) to its cluster in ``labels``,

@@ -79,6 +79,16 @@ def _sq_norm_sum(block, _state, _shared):
     return None, math.fsum(sq_norms)
 
 
+def centred_row_stats(X, x_mean, mean_sq_norm):
+    """``x_i . mean`` and ``|x_i - mean|^2`` of every row of X (the squared
+    norm of a centred sample without the constant feature), from the row
+    kernels; ``mean_sq_norm`` is ``|mean|^2``."""
+    x_dot_mean = decision_values(X, x_mean, 0.0)
+    row_norms = np.empty(X.shape[0])
+    row_kernel(X, row_sq_norms)(row_norms)
+    return x_dot_mean, np.maximum(row_norms - 2.0 * x_dot_mean + mean_sq_norm, 0.0)
+
+
 class DualMulticlassSVM:
     """The state of a CPM3C run solved by dual coordinate descent.
 
@@ -126,13 +136,8 @@ class DualMulticlassSVM:
             X, x_mean, n_clusters, floors, intercept_scale, relabel, tol, seed
         )
         n_samples = X.shape[0]
-        self._x_dot_mean = decision_values(X, self.x_mean, 0.0)
-        row_norms = np.empty(n_samples)
-        row_kernel(X, row_sq_norms)(row_norms)
-        # |x_i - mean|^2, the squared norm of a centred sample without the
-        # constant feature.
-        self._centred_sq_norms = np.maximum(
-            row_norms - 2.0 * self._x_dot_mean + self._mean_sq_norm, 0.0
+        self._x_dot_mean, self._centred_sq_norms = centred_row_stats(
+            X, self.x_mean, self._mean_sq_norm
         )
         self._epochs = row_kernel(X, dual_epochs)
         self._remove = row_kernel(X, remove_samples)

@@ -16,8 +16,16 @@ import scipy.sparse as sp
 from mmc._base import rows
 from mmc._core._kmeans import seed_distances
 from mmc._dask_starts import kmeans_plusplus_rows, take_rows
-from mmc._kmeans import _first_near_minimum, _nearest_centres, rounding_scale
-from mmc._starts import MULTICLASS_KMEANS_RUNS
+from mmc._kmeans import (
+    _first_near_minimum,
+    _nearest_centres,
+    best_run,
+    inertia_bound,
+    relative_rounding_bound,
+    rounding_scale,
+    seeding_tolerance,
+)
+from mmc._starts import MULTICLASS_KMEANS_RUNS, cluster_sums, means_of_sums
 
 # The largest number of Lloyd iterations, as in memory.
 _KMEANS_MAX_ITER = 300
@@ -68,7 +76,6 @@ def _stable_kmeans(blocks, n_clusters, random_state, norm_sum, top_norm, rel):
     """Centres of one run of :func:`mmc._kmeans.stable_kmeans` on the
     blocks, and its inertia."""
     n_samples = blocks.shape[0]
-    eps = np.finfo(np.float64).eps
 
     def distances_to(indices):  # (n_samples, len(indices))
         chosen_rows = _stored_rows(blocks, indices)
@@ -87,9 +94,7 @@ def _stable_kmeans(blocks, n_clusters, random_state, norm_sum, top_norm, rel):
         np.clip(candidates, None, n_samples - 1, out=candidates)
         D = np.minimum(closest, distances_to(candidates).T)
         potentials = D.sum(axis=1)
-        tol = rel * (norm_sum + n_samples * top_norm) + (
-            2.0 * n_samples * eps * potentials.max()
-        )
+        tol = seeding_tolerance(rel, norm_sum, n_samples, top_norm, potentials)
         best = int(_first_near_minimum(potentials, tol, axis=0))
         chosen[c] = candidates[best]
         closest = D[best]
@@ -116,33 +121,20 @@ def best_kmeans_centres(blocks, n_clusters, random_state, n_runs):
     stats = blocks.map(_norm_stats)
     norm_sum = sum(s[0] for s in stats)
     top_norm = max(s[1] for s in stats)
-    rel = 4.0 * (blocks.shape[1] + 2) * np.finfo(np.float64).eps
+    rel = relative_rounding_bound(blocks.shape[1])
     runs, inertias, bounds = [], [], []
     for _ in range(n_runs):
         centres, inertia = _stable_kmeans(
             blocks, n_clusters, random_state, norm_sum, top_norm, rel
         )
-        centre_norms = np.einsum("ij,ij->i", centres, centres)
-        bound = rel * (norm_sum + n_samples * centre_norms.max(initial=0.0))
         runs.append(centres)
         inertias.append(inertia)
-        bounds.append(bound + n_samples * np.finfo(np.float64).eps * inertia)
-    tol = 2.0 * max(bounds)
-    return runs[int(_first_near_minimum(np.array(inertias), tol, axis=0))]
+        bounds.append(inertia_bound(rel, norm_sum, n_samples, centres, inertia))
+    return best_run(runs, inertias, bounds)
 
 
 def _cluster_sums(block, labels, shared):
-    (n_clusters,) = shared
-    onehot = sp.csr_matrix(
-        (np.ones(len(labels)), (labels, np.arange(len(labels)))),
-        shape=(n_clusters, len(labels)),
-    )
-    sums = onehot @ block
-    sums = sums.toarray() if sp.issparse(sums) else np.asarray(sums)
-    return None, (
-        np.asarray(sums, dtype=np.float64),
-        np.bincount(labels, minlength=n_clusters),
-    )
+    return None, cluster_sums(block, labels, *shared)
 
 
 def initial_centres(blocks, x_mean, method, random_state, n_clusters):
@@ -162,9 +154,6 @@ def initial_centres(blocks, x_mean, method, random_state, n_clusters):
         labels[order] = np.arange(n_samples) * n_clusters // n_samples
         results = blocks.map(_cluster_sums, n_clusters, states=blocks.states(labels))
         sums = sum(r[0] for r in results)
-        counts = sum(r[1] for r in results)
-        return np.where(
-            counts[:, None] > 0, sums / np.maximum(counts, 1)[:, None], x_mean
-        )
+        return means_of_sums(sums, sum(r[1] for r in results), x_mean)
     chosen = random_state.choice(blocks.shape[0], size=n_clusters, replace=False)
     return _stored_rows(blocks, chosen)

@@ -26,12 +26,12 @@ steps.
 """
 
 import math
+from types import SimpleNamespace
 
 import numpy as np
 
-from mmc._base import rows
-from mmc._core import _linear
-from mmc._core._common import mean_hinge_loss, row_sq_norms
+from mmc._base import row_kernel, rows
+from mmc._core._common import mean_hinge_loss
 from mmc._core._cpm3c import assign, score_matrix
 from mmc._core._crammer_singer import (
     dual_epoch,
@@ -39,40 +39,34 @@ from mmc._core._crammer_singer import (
     remove_samples,
     seed_segments,
 )
-from mmc._cpm3c_constraints import class_scores
-from mmc._cpm3c_dual import MAX_EPOCHS, DualMulticlassSVM
+from mmc._cpm3c_constraints import (
+    add_assignment_buffers,
+    best_classes,
+    start_assignment,
+)
+from mmc._cpm3c_dual import MAX_EPOCHS, DualMulticlassSVM, centred_row_stats
 
 
 def _start_block(block, first_row, shared):
-    """A block's state at a start: each row at its nearest centre (and the
-    nearest other one), ``x_i . mean`` and the centred squared norms."""
-    x_mean, mean_sq_norm, centres_T, centre_offsets, n_clusters = shared
+    """A block's state at a start: each row at its nearest centre and its
+    runner-up the nearest other (``start_assignment``), ``x_i . mean`` and
+    the centred squared norms (``centred_row_stats``)."""
+    x_mean, mean_sq_norm, centres, n_clusters = shared
     n_rows = block.shape[0]
-    x_dot_mean = np.empty(n_rows)
-    _linear.decision_values(*rows(block), x_mean, 0.0, x_dot_mean)
-    row_norms = np.empty(n_rows)
-    row_sq_norms(*rows(block), row_norms)
+    start = SimpleNamespace(X=block, _assign=row_kernel(block, assign))
+    add_assignment_buffers(start, n_rows)
+    runner = start_assignment(start, centres, None)
+    x_dot_mean, sq_norms = centred_row_stats(block, x_mean, mean_sq_norm)
     state = {
         "first_row": first_row,
         "x_dot_mean": x_dot_mean,
-        "sq_norms": np.maximum(row_norms - 2.0 * x_dot_mean + mean_sq_norm, 0.0),
+        "sq_norms": sq_norms,
         "alpha": np.zeros((n_rows, n_clusters)),
-        "assignment": np.zeros(n_rows, dtype=np.uint8),
-        "gap": np.zeros(n_rows),
+        "assignment": start.assignment,
+        "runner": runner,
+        "gap": start.gap,
     }
-    _, state["runner"], _ = class_scores(
-        _bound(block, assign), n_rows, centres_T, centre_offsets, state["assignment"]
-    )
-    return state, np.bincount(state["assignment"], minlength=n_clusters)
-
-
-def _bound(block, kernel):
-    """``kernel`` bound to the rows of a block (as ``row_kernel`` does)."""
-
-    def call(*args, **kwargs):
-        return kernel(*rows(block), *args, **kwargs)
-
-    return call
+    return state, np.bincount(start.assignment, minlength=n_clusters)
 
 
 def _epoch_block(block, state, carry, shared):
@@ -112,7 +106,8 @@ def _epoch_block(block, state, carry, shared):
 
 
 def _assign_block(block, state, shared):
-    """Best classes at (W, intercepts): the counts and the summed loss."""
+    """Best classes at (W, intercepts): the counts, the summed loss and the
+    number of rows whose class differs from the one ``keep`` kept."""
     W_T, intercepts, pinned, keep = shared
     state = dict(state)
     n_rows = block.shape[0]
@@ -133,7 +128,8 @@ def _assign_block(block, state, shared):
         pinned=pinned,
     )
     counts = np.bincount(state["assignment"], minlength=len(intercepts))
-    return state, (counts, mean_hinge_loss(state["gap"]) * n_rows)
+    moved = int(np.count_nonzero(state["assignment"] != state["before"]))
+    return state, (counts, mean_hinge_loss(state["gap"]) * n_rows, moved)
 
 
 def _scores_block(block, _state, shared):
@@ -186,17 +182,9 @@ class DaskDualMulticlassSVM(DualMulticlassSVM):
     def start(self, state):
         """Start from ``(centres, None)``: each sample at its nearest centre
         (as :func:`mmc._cpm3c_constraints.start_assignment` does)."""
-        centres, labels = state
-        if labels is not None:
-            raise ValueError("A Dask fit starts from centres, not labels.")
+        centres, _ = state
         first_rows = [int(r) for r in self.X.starts[:-1]]
-        shared = (
-            self.x_mean,
-            self._mean_sq_norm,
-            np.ascontiguousarray(2.0 * centres.T),
-            -np.einsum("ij,ij->i", centres, centres),
-            self.n_clusters,
-        )
+        shared = (self.x_mean, self._mean_sq_norm, centres, self.n_clusters)
         self.states, counts = self.X.step(_start_block, first_rows, *shared)
         self.counts = sum(counts)
 
@@ -239,6 +227,7 @@ class DaskDualMulticlassSVM(DualMulticlassSVM):
         self.states, results = self.X.step(
             _assign_block, self.states, W_T, intercepts, pinned, keep
         )
+        self._n_moved = sum(r[2] for r in results)
         counts = sum(r[0] for r in results)
         return counts, math.fsum(r[1] for r in results) / self.X.shape[0]
 
@@ -246,6 +235,9 @@ class DaskDualMulticlassSVM(DualMulticlassSVM):
         return np.concatenate(self.X.map(_scores_block, W_T, intercepts))
 
     def _remove_moved(self):
+        if not self._n_moved:
+            # (No block would change: spare the chain its compute.)
+            return 0
         carry = (self.W_T, self.mean_coef, self.W_dot_mean, self.v)
         self.states, carry, moved = self.X.chain(
             _remove_block, self.states, carry, self.intercept_scale
@@ -258,10 +250,7 @@ class DaskDualMulticlassSVM(DualMulticlassSVM):
 
 
 def _labels_block(block, _state, shared):
-    coef_T, intercepts = shared
-    assignment = np.zeros(block.shape[0], dtype=np.uint8)
-    class_scores(_bound(block, assign), block.shape[0], coef_T, intercepts, assignment)
-    return None, assignment
+    return None, best_classes(block, *shared)
 
 
 def assign_on_blocks(blocks, coef_T, intercepts):

@@ -90,8 +90,14 @@ def rounding_scale(X):
             X.sum_duplicates()
     else:
         X = np.ascontiguousarray(X, dtype=np.float64)
-    rel = 4.0 * (X.shape[1] + 2) * np.finfo(np.float64).eps
-    return X, _squared_row_norms(X), rel
+    return X, _squared_row_norms(X), relative_rounding_bound(X.shape[1])
+
+
+def relative_rounding_bound(n_features):
+    """``rel``: the rounding error of a squared distance ``|x|^2 - 2 x.c +
+    |c|^2`` computed in float64 over ``n_features`` features is below
+    ``rel / 2 (|x|^2 + |c|^2)`` (see :func:`stable_kmeans`)."""
+    return 4.0 * (n_features + 2) * np.finfo(np.float64).eps
 
 
 def nearest_centres(X, centres):
@@ -196,12 +202,7 @@ def _stable_kmeans(X, norms, rel, n_clusters, random_state, max_iter, columns):
         np.clip(candidates, None, n_samples - 1, out=candidates)
         D = distances_to_rows(candidates, closest)
         potentials = D.sum(axis=1)
-        # Each potential sums n distances, each within rel * (|x|^2 +
-        # |c|^2) of its exact value, with a summation error below
-        # n eps times the sum.
-        tol = rel * (norms.sum() + n_samples * top_norm) + (
-            2.0 * n_samples * np.finfo(np.float64).eps * potentials.max()
-        )
+        tol = seeding_tolerance(rel, norms.sum(), n_samples, top_norm, potentials)
         best = int(_first_near_minimum(potentials, tol, axis=0))
         chosen[c] = candidates[best]
         closest = D[best]
@@ -248,15 +249,35 @@ def best_kmeans_centres(X, n_clusters, random_state, n_runs, max_iter=300):
         centres = _stable_kmeans(
             X, norms, rel, n_clusters, random_state, max_iter, columns
         )
-        centre_norms = np.einsum("ij,ij->i", centres, centres)
         nearest = _nearest_centres(X, norms, centres, rel, columns=columns)[1]
         inertia = float(np.maximum(norms + nearest, 0.0).sum())
-        # Each distance is within rel (|x|^2 + |c|^2) of its exact value,
-        # and the sum of n of them within n eps of itself.
-        bound = rel * (norms.sum() + n_samples * centre_norms.max(initial=0.0))
         runs.append(centres)
         inertias.append(inertia)
-        bounds.append(bound + n_samples * np.finfo(np.float64).eps * inertia)
-    inertias = np.array(inertias)
+        bounds.append(inertia_bound(rel, norms.sum(), n_samples, centres, inertia))
+    return best_run(runs, inertias, bounds)
+
+
+def seeding_tolerance(rel, norm_sum, n_samples, top_norm, potentials):
+    """The rounding bound of the seeding's candidate potentials: each sums
+    n distances, each within ``rel (|x|^2 + |c|^2)`` of its exact value
+    (``norm_sum`` the sum of the samples' ``|x|^2``, ``top_norm`` the
+    largest), with a summation error below n eps times the sum."""
+    return rel * (norm_sum + n_samples * top_norm) + (
+        2.0 * n_samples * np.finfo(np.float64).eps * potentials.max()
+    )
+
+
+def inertia_bound(rel, norm_sum, n_samples, centres, inertia):
+    """The rounding bound of a run's inertia: each distance within
+    ``rel (|x|^2 + |c|^2)`` of its exact value, and the sum of the n of
+    them within n eps of itself."""
+    centre_norms = np.einsum("ij,ij->i", centres, centres)
+    bound = rel * (norm_sum + n_samples * centre_norms.max(initial=0.0))
+    return bound + n_samples * np.finfo(np.float64).eps * inertia
+
+
+def best_run(runs, inertias, bounds):
+    """The run of lowest inertia, the first among those tied within twice
+    the largest rounding bound (the same on every BLAS kernel)."""
     tol = 2.0 * max(bounds)
-    return runs[int(_first_near_minimum(inertias, tol, axis=0))]
+    return runs[int(_first_near_minimum(np.array(inertias), tol, axis=0))]

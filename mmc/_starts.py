@@ -209,11 +209,9 @@ def multiclass_start_methods(init, n_init):
     return [init] * n_init
 
 
-def cluster_means(X, labels, n_clusters):
-    """Mean of the rows of each cluster, as a dense (n_clusters, n_features) array.
-
-    An empty cluster gets the mean of all rows.
-    """
+def cluster_sums(X, labels, n_clusters):
+    """Sum of the rows of each cluster, as a dense (n_clusters, n_features)
+    float64 array, and the number of rows of each."""
     onehot = sp.csr_matrix(
         (np.ones(X.shape[0]), (labels, np.arange(X.shape[0]))),
         shape=(n_clusters, X.shape[0]),
@@ -221,13 +219,23 @@ def cluster_means(X, labels, n_clusters):
     sums = onehot @ X
     if sp.issparse(sums):
         sums = sums.toarray()
-    sums = np.asarray(sums, dtype=np.float64)
-    counts = np.asarray(onehot.sum(axis=1)).ravel()
+    return np.asarray(sums, dtype=np.float64), np.asarray(onehot.sum(axis=1)).ravel()
+
+
+def means_of_sums(sums, counts, overall):
+    """Cluster means from their :func:`cluster_sums`; an empty cluster
+    gets ``overall`` (the mean of all rows)."""
+    return np.where(counts[:, None] > 0, sums / np.maximum(counts, 1)[:, None], overall)
+
+
+def cluster_means(X, labels, n_clusters):
+    """Mean of the rows of each cluster, as a dense (n_clusters, n_features) array.
+
+    An empty cluster gets the mean of all rows.
+    """
+    sums, counts = cluster_sums(X, labels, n_clusters)
     overall = np.asarray(X.mean(axis=0), dtype=np.float64).ravel()
-    means = np.where(
-        counts[:, None] > 0, sums / np.maximum(counts, 1)[:, None], overall
-    )
-    return means
+    return means_of_sums(sums, counts, overall)
 
 
 def initial_centres(X, x_mean, method, random_state, n_clusters, principal):
