@@ -156,9 +156,16 @@ def refine_search(X, ws, result, *, kernel_map, lam, bound, settings, random_sta
     seeds = iter(draw_seeds(random_state, n_seeds))
     n_iter = result["n_iter"]
 
-    def refine(X, x_mean, lam, start, bound):
+    def refine(X, x_mean, lam, offset_sq, start, bound):
         candidate = LabellingWorkingSet(
-            X, x_mean, lam, settings.nu, settings.theta, settings.tau, capacity=1
+            X,
+            x_mean,
+            lam,
+            settings.nu,
+            settings.theta,
+            settings.tau,
+            capacity=1,
+            offset_sq=offset_sq,
         )
         refined = refine_labelling(
             candidate,
@@ -212,6 +219,7 @@ def refine_search(X, ws, result, *, kernel_map, lam, bound, settings, random_sta
                 sharpened,
                 sharp_ws.x_mean,
                 sharp_ws.lam,
+                sharp_ws.offset_sq,
                 signs(sharp_ws, search_bound),
                 search_bound,
             )
@@ -222,14 +230,16 @@ def refine_search(X, ws, result, *, kernel_map, lam, bound, settings, random_sta
 
     best = None
     for start in starts:
-        candidate, refined = refine(search, search_mean, ws.lam, start, search_bound)
+        candidate, refined = refine(
+            search, search_mean, ws.lam, ws.offset_sq, start, search_bound
+        )
         n_iter += refined["n_iter"]
         # Ties go to the earlier start.
         if best is None or refined["objective"] < best[1]["objective"]:
             best = candidate, refined
     if subsample:
         start = signs(best[0], bound, features)
-        best = refine(features, ws.x_mean, ws.lam, start, bound)
+        best = refine(features, ws.x_mean, ws.lam, ws.offset_sq, start, bound)
         n_iter += best[1]["n_iter"]
     if settings.verbose:
         print(

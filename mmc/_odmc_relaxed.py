@@ -39,9 +39,20 @@ from mmc._seeds import draw_seeds
 from mmc._starts import initial_signs, principal_component
 
 # The estimator's parameters that the runs use: those of ODM (nu, theta,
-# tau), of the solver (tol, max_iter, verbose) and the class balance.
+# tau, intercept_scaling), of the solver (tol, max_iter, verbose) and the
+# class balance (resolved to a number).
 Settings = namedtuple(
-    "Settings", ["nu", "theta", "tau", "class_balance", "tol", "max_iter", "verbose"]
+    "Settings",
+    [
+        "nu",
+        "theta",
+        "tau",
+        "intercept_scaling",
+        "class_balance",
+        "tol",
+        "max_iter",
+        "verbose",
+    ],
 )
 
 # Mirror-descent steps on one working set before a new labelling is sought
@@ -75,11 +86,16 @@ class LabellingWorkingSet:
     the separable part of the dual.
     """
 
-    def __init__(self, X, x_mean, lam, nu, theta, tau, capacity):
+    def __init__(self, X, x_mean, lam, nu, theta, tau, capacity, offset_sq=0.0):
         n_samples, n_features = X.shape
         self.X = X
         self.x_mean = x_mean
-        self.mean_sq = float(x_mean @ x_mean)
+        # The offset is the weight of a constant feature of value
+        # sqrt(offset_sq) appended to the centred samples: every product of
+        # two of them gains offset_sq, which is |x_mean|^2 + offset_sq in the
+        # place of |x_mean|^2 in the expansions of the kernels.
+        self.offset_sq = float(offset_sq)
+        self.mean_sq = float(x_mean @ x_mean) + self.offset_sq
         self.lam = lam
         self.nu = nu
         self.theta = theta
@@ -290,10 +306,18 @@ class LabellingWorkingSet:
         mu = self.mu[:k]
         return mu @ self.U[:k] - float(mu @ self.sigma[:k]) * self.x_mean
 
+    def intercept(self, coef, sigma):
+        """Intercept of the hyperplane of normal ``coef = lam' z`` whose
+        labelling sums are ``sigma``: through the mean, plus the weight of
+        the constant feature, ``lam' offset_sq sigma``."""
+        return -float(coef @ self.x_mean) + self.lam * self.offset_sq * sigma
+
     def decision(self):
-        """Decision values of the mixture, ``lam' (x_i - x_mean) . z``."""
+        """Decision values of the mixture, ``lam' ((x_i - x_mean) . z + offset_sq
+        sum_k mu_k sigma_k)``."""
         coef = self.lam * self.direction()
-        return decision_values(self.X, coef, -float(coef @ self.x_mean))
+        sigma = float(self.mu[: self.size] @ self.sigma[: self.size])
+        return decision_values(self.X, coef, self.intercept(coef, sigma))
 
     def most_violated(self, bound):
         """Heuristic ``argmin_y G(alpha, y)`` over the balanced labellings.
@@ -313,18 +337,21 @@ class LabellingWorkingSet:
         """
         b = self.a1 - self.a2
         v = self.direction()
+        # The weight of the constant feature is offset_sq times this sum.
+        s = float(self.mu[: self.size] @ self.sigma[: self.size])
         y = self._y
         previous = None
         sq = 0.0
         for _ in range(_GENERATOR_ITER):
-            p = decision_values(self.X, v, -float(v @ self.x_mean))
+            p = decision_values(self.X, v, -float(v @ self.x_mean) + self.offset_sq * s)
             balanced_signs(b * p, bound, ties=p, out=y)
             if previous is not None and np.array_equal(previous, y):
                 break
             previous = y.copy()
             self._sums(y[:, None], 1, self._u, self._s)
-            v = self._u[0] - self._s[0] * self.x_mean
-            sq = float(v @ v)
+            s = float(self._s[0])
+            v = self._u[0] - s * self.x_mean
+            sq = float(v @ v) + self.offset_sq * s * s
         return previous, -0.5 * self.lam * sq + self.separable()
 
 
@@ -457,7 +484,7 @@ def hyperplane(ws, bound, X=None):
     """
     X = ws.X if X is None else X
     coef = ws.lam * ws.direction()
-    intercept = -float(coef @ ws.x_mean)
+    intercept = ws.intercept(coef, float(ws.mu[: ws.size] @ ws.sigma[: ws.size]))
     decision = decision_values(X, coef, intercept)
     intercept += balancing_shift(decision, bound)
     decision = decision_values(X, coef, intercept, out=decision)
@@ -508,6 +535,7 @@ def relaxed_solution(
         settings.theta,
         settings.tau,
         capacity=max(8, len(starts)),
+        offset_sq=settings.intercept_scaling**2 * top_variance,
     )
     result = relaxed_run(
         ws,
