@@ -4,11 +4,12 @@ Two Gaussian blobs in 2-D (unit variance, centres 4 apart), 800 and 200
 samples (1:4), and the same blobs at 500 and 500 as a control. Every
 estimator with its defaults (``class_balance="auto"``; ODMC also
 ``intercept_scaling="auto"``, and ODMC once more without an offset,
-``intercept_scaling=0``, the paper's model) and with ``class_balance`` set to the papers' 0.03, 0.3, 0.6 and 1.0 (a true
-1:4 split has ``|mean_i y_i| = 0.6``); CPM3C also on the centred
-data, which must change nothing since it centres the samples itself (the
-paper's CPM3C, with no intercept, failed on these blobs away from the
-origin). KMeans(n_init=10) in the same run. Labels only score the results.
+``intercept_scaling=0``, the paper's model) and with ``class_balance``
+set to the papers' 0.03, 0.3, 0.6 and 1.0 (a true 1:4 split has
+``|mean_i y_i| = 0.6``); CPM3C also on the centred data, which must change
+nothing since it centres the samples itself (the paper's CPM3C, with no
+intercept, failed on these blobs away from the origin). KMeans(n_init=10)
+in the same run. Labels only score the results.
 
 Run from the repository root with mmc installed::
 
