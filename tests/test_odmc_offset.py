@@ -11,6 +11,8 @@ import pytest
 import scipy.sparse as sp
 from _data import random_X
 from sklearn.datasets import make_blobs
+from sklearn.metrics import adjusted_rand_score
+from sklearn.preprocessing import StandardScaler
 
 from mmc import ODMC
 from mmc._balance import PAPER_CLASS_BALANCE
@@ -129,3 +131,17 @@ def test_intercept_scaling_is_validated():
         ODMC(intercept_scaling=-1.0).fit(X)
     with pytest.raises(ValueError, match="intercept_scaling"):
         ODMC(intercept_scaling="large").fit(X)
+
+
+def test_three_small_blobs_need_a_looser_bound():
+    # scikit-learn's check_clustering data: 50 samples of three even blobs.
+    # Their k-means split into two (33:17) is within sampling noise of an
+    # even one at 50 samples, so "auto" keeps the papers' 0.03, and the hard
+    # bound on the labels cuts a blob; a bound of 0.3 lets the blobs be.
+    X, y = make_blobs(n_samples=50, random_state=1)
+    X = StandardScaler().fit_transform(X)
+    est = ODMC(random_state=0).fit(X)
+    assert est.class_balance_ == PAPER_CLASS_BALANCE
+    assert sorted(np.bincount(est.labels_)) == [25, 25]
+    loose = ODMC(class_balance=0.3, random_state=0).fit(X)
+    assert adjusted_rand_score(y, loose.labels_) > 0.4
