@@ -304,20 +304,28 @@ class LabellingWorkingSet:
         """``z = sum_k mu_k z_k``, the normal of the mixture's hyperplane / lam'."""
         k = self.size
         mu = self.mu[:k]
-        return mu @ self.U[:k] - float(mu @ self.sigma[:k]) * self.x_mean
+        return mu @ self.U[:k] - self.mixture_sigma() * self.x_mean
 
-    def intercept(self, coef, sigma):
-        """Intercept of the hyperplane of normal ``coef = lam' z`` whose
-        labelling sums are ``sigma``: through the mean, plus the weight of
-        the constant feature, ``lam' offset_sq sigma``."""
-        return -float(coef @ self.x_mean) + self.lam * self.offset_sq * sigma
+    def mixture_sigma(self):
+        """``sum_k mu_k sigma_k``: the constant feature's weight is
+        ``lam' offset_sq`` times it."""
+        k = self.size
+        return float(self.mu[:k] @ self.sigma[:k])
+
+    def mixture_hyperplane(self):
+        """``(coef, intercept)`` of the mixture: the normal ``lam' z`` and the
+        intercept through the mean plus the constant feature's weight,
+        ``lam' offset_sq sum_k mu_k sigma_k``."""
+        coef = self.lam * self.direction()
+        intercept = -float(coef @ self.x_mean) + (
+            self.lam * self.offset_sq * self.mixture_sigma()
+        )
+        return coef, intercept
 
     def decision(self):
         """Decision values of the mixture, ``lam' ((x_i - x_mean) . z + offset_sq
         sum_k mu_k sigma_k)``."""
-        coef = self.lam * self.direction()
-        sigma = float(self.mu[: self.size] @ self.sigma[: self.size])
-        return decision_values(self.X, coef, self.intercept(coef, sigma))
+        return decision_values(self.X, *self.mixture_hyperplane())
 
     def most_violated(self, bound):
         """Heuristic ``argmin_y G(alpha, y)`` over the balanced labellings.
@@ -338,7 +346,7 @@ class LabellingWorkingSet:
         b = self.a1 - self.a2
         v = self.direction()
         # The weight of the constant feature is offset_sq times this sum.
-        s = float(self.mu[: self.size] @ self.sigma[: self.size])
+        s = self.mixture_sigma()
         y = self._y
         previous = None
         sq = 0.0
@@ -483,8 +491,7 @@ def hyperplane(ws, bound, X=None):
     threshold has to move to keep the class balance on X.
     """
     X = ws.X if X is None else X
-    coef = ws.lam * ws.direction()
-    intercept = ws.intercept(coef, float(ws.mu[: ws.size] @ ws.sigma[: ws.size]))
+    coef, intercept = ws.mixture_hyperplane()
     decision = decision_values(X, coef, intercept)
     intercept += balancing_shift(decision, bound)
     decision = decision_values(X, coef, intercept, out=decision)
