@@ -56,12 +56,21 @@ MAX_EPOCHS = 1000
 DUAL_TOL = 0.03
 N_LEVELS = 4
 
-# Rows of a segment of the coordinate descent's visiting order
-# (:func:`mmc._core._crammer_singer.dual_epochs`): each segment is shuffled
-# on its own, so that a Dask array in blocks of whole segments is solved
-# block after block exactly as in memory (mmc/_dask_cpm3c.py). Data of at
-# most this many rows are shuffled as one.
+# The visiting order of the coordinate descent on Dask arrays
+# (mmc/_dask_cpm3c.py): segments of SEGMENT_ROWS consecutive rows, each
+# shuffled on its own, visited in N_ROUNDS rounds, each round a part of
+# every segment (:func:`mmc._core._crammer_singer.dual_epochs`); the blocks
+# hold whole segments, so that the result does not depend on the chunks.
+# In memory the rows are visited in one shuffle of all of them, which the
+# segments cannot match: the intercepts are the weights of a feature common
+# to every row, and a shift of them (as after many samples change class)
+# is absorbed by the rows visited next; in a fixed order of segments those
+# are always the same rows, and the SVMs then ran to MAX_EPOCHS (10^5
+# sparse rows: 128 s against 12 s; bench/studies/cpm3c_segments.md). Each
+# round costs a Dask task per block; rounds spread the shift over every
+# segment.
 SEGMENT_ROWS = 1 << 16
+N_ROUNDS = 8
 
 
 def sum_of_sq_norms(X):
@@ -120,6 +129,11 @@ class DualMulticlassSVM:
     seed : int
         Seeds the order in which the samples are visited.
     """
+
+    # The rows in one shuffle, in one round (see SEGMENT_ROWS): None is one
+    # segment of all rows.
+    segment_rows = None
+    n_rounds = 1
 
     def __init__(
         self,
@@ -225,7 +239,8 @@ class DualMulticlassSVM:
             (self.seed + self._n_solves) % 2**32,
             MAX_EPOCHS,
             self.tol,
-            SEGMENT_ROWS,
+            self.segment_rows or max(self.X.shape[0], 1),
+            self.n_rounds,
         )
         self.n_epochs += n_epochs
         self.converged = violation <= self.tol

@@ -191,27 +191,35 @@ class RowBlocks:
         results = compute(self.dask, [t[1] for t in tasks])
         return [t[0] for t in tasks], list(results)
 
-    def chain(self, function, states, carry, *shared):
+    def chain(self, function, states, carry, *shared, n_rounds=1):
         """Run ``function`` on the blocks one after the other, in order.
 
-        ``function(block, state, carry, shared)`` returns
+        ``function(block, state, carry, shared, round_)`` returns
         ``(new_state, new_carry, result)``; each block gets the carry of
         the one before it (the first, ``carry``): a pass that must see the
-        rows in their order, such as an epoch of coordinate descent. Returns
-        ``(new_states, carry, results)`` as :meth:`step` does, the last
-        block's carry on the driver. One computation.
+        rows in their order, such as an epoch of coordinate descent. With
+        ``n_rounds``, the blocks are visited that many times in turn
+        (``round_`` from 0), each block getting its state of the round
+        before. Returns ``(new_states, carry, results)`` as :meth:`step`
+        does, the last block's carry on the driver and the results of every
+        round, round after round. One computation; only the states of the
+        last round are kept.
         """
         dask = self.dask
         shared = dask.delayed(shared, traverse=False)
         call = dask.delayed(_on_block_chained, pure=False, nout=3)
-        tasks = []
-        for block, state in zip(self.blocks, states):
-            task = call(function, block, self.dtype, state, carry, shared)
-            tasks.append(task)
-            carry = task[1]
-        (tasks,) = _guarded(dask.persist, tasks)
-        carry, results = compute(dask, (tasks[-1][1], [t[2] for t in tasks]))
-        return [t[0] for t in tasks], carry, list(results)
+        results = []
+        for round_ in range(n_rounds):
+            new_states = []
+            for block, state in zip(self.blocks, states):
+                task = call(function, block, self.dtype, state, carry, shared, round_)
+                new_states.append(task[0])
+                carry = task[1]
+                results.append(task[2])
+            states = new_states
+        states, carry, results = _guarded(dask.persist, states, carry, results)
+        carry, results = compute(dask, (carry, results))
+        return states, carry, list(results)
 
     def states(self, array):
         """Per-block states from one driver array (sliced by block).
@@ -240,9 +248,9 @@ def _distributed_client(dask):
     return client if type(client).__name__ == "Client" else None
 
 
-def _on_block_chained(function, block, dtype, state, carry, shared):
+def _on_block_chained(function, block, dtype, state, carry, shared, round_):
     """``function`` of :meth:`RowBlocks.chain` on a block made ready."""
-    return function(prepare_block(block, dtype), state, carry, shared)
+    return function(prepare_block(block, dtype), state, carry, shared, round_)
 
 
 def _on_block(function, block, dtype, state, shared):

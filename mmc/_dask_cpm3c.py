@@ -8,11 +8,14 @@ the squared norms, the visiting order of the epochs and its generators)
 lives beside each block, and the passes run on the blocks with the same
 kernels:
 
-* an epoch of coordinate descent visits the blocks one after the other,
-  the weights carried from block to block (:meth:`RowBlocks.chain`): the
-  blocks hold whole segments of the visiting order
+* each round of an epoch of coordinate descent
+  (:data:`mmc._cpm3c_dual.N_ROUNDS`) visits the blocks one after the
+  other, the weights carried from block to block (:meth:`RowBlocks.chain`):
+  the blocks hold whole segments of the visiting order
   (:data:`mmc._cpm3c_dual.SEGMENT_ROWS`; X is rechunked to them), so an
-  epoch makes exactly the in-memory epoch's steps, one compute per epoch;
+  epoch makes exactly the steps of
+  :func:`mmc._core._crammer_singer.dual_epochs` with those segments and
+  rounds, whatever the chunks, one compute per epoch;
 * the assignments at the new weights, in parallel, with the counts of the
   classes and the loss; when the size floors bind, the scores of every
   sample come to the driver for the offsets that hold them
@@ -20,9 +23,12 @@ kernels:
 * the removal of the dual variables of the samples that moved, block after
   block as the in-memory removal visits them.
 
-The results then differ from the in-memory fit's only by the rounding of
-the sums over the rows (the mean of X, the loss), never by the order of the
-steps.
+Data of one segment are visited as in memory, and the results then differ
+from the in-memory fit's only by the rounding of the sums over the rows
+(the mean of X, the loss). Beyond one segment the in-memory fit visits the
+rows in one shuffle of all of them, which a Dask fit cannot do (the weights
+would travel from block to block at every sample): the SVMs are the same
+to the solver's precision, the steps are not.
 """
 
 import math
@@ -30,11 +36,12 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from mmc import _cpm3c_dual
 from mmc._base import row_kernel, rows
 from mmc._core._common import mean_hinge_loss
 from mmc._core._cpm3c import assign, score_matrix
 from mmc._core._crammer_singer import (
-    dual_epoch,
+    dual_round,
     epoch_offsets,
     remove_samples,
     seed_segments,
@@ -69,12 +76,13 @@ def _start_block(block, first_row, shared):
     return state, np.bincount(start.assignment, minlength=n_clusters)
 
 
-def _epoch_block(block, state, carry, shared):
-    """An epoch of coordinate descent over a block (``dual_epoch``)."""
-    intercept_scale, mean_sq_norm, cap, seed, segment_rows = shared
+def _round_block(block, state, carry, shared, round_):
+    """A round of an epoch of coordinate descent over a block
+    (``dual_round``)."""
+    intercept_scale, mean_sq_norm, cap, seed, segment_rows, n_rounds = shared
     W_T, mean_coef, W_dot_mean, v, offsets = (a.copy() for a in carry)
     state = dict(state)
-    if seed is not None:
+    if seed is not None and round_ == 0:
         # The first epoch of an SVM: the orders and generators afresh.
         state["order"] = np.arange(block.shape[0], dtype=np.intp)
         n_segments = -(-block.shape[0] // segment_rows)
@@ -84,7 +92,7 @@ def _epoch_block(block, state, carry, shared):
         state["order"] = state["order"].copy()
         state["states"] = state["states"].copy()
     state["alpha"] = state["alpha"].copy()
-    violation = dual_epoch(
+    violation = dual_round(
         *rows(block),
         state["x_dot_mean"],
         state["sq_norms"] + intercept_scale**2,
@@ -101,6 +109,8 @@ def _epoch_block(block, state, carry, shared):
         state["order"],
         state["states"],
         segment_rows,
+        round_,
+        n_rounds,
     )
     return state, (W_T, mean_coef, W_dot_mean, v, offsets), violation
 
@@ -139,7 +149,7 @@ def _scores_block(block, _state, shared):
     return None, scores
 
 
-def _remove_block(block, state, carry, shared):
+def _remove_block(block, state, carry, shared, _round):
     """The samples of a block that moved lose their dual variables."""
     (intercept_scale,) = shared
     moved = np.flatnonzero(state["assignment"] != state["before"]).astype(np.int32)
@@ -178,6 +188,8 @@ class DaskDualMulticlassSVM(DualMulticlassSVM):
         )
         self.states = None
         self.counts = None
+        self.segment_rows = X.segment_rows
+        self.n_rounds = _cpm3c_dual.N_ROUNDS
 
     def start(self, state):
         """Start from ``(centres, None)``: each sample at its nearest centre
@@ -211,10 +223,11 @@ class DaskDualMulticlassSVM(DualMulticlassSVM):
                 self._mean_sq_norm,
                 cap,
                 seed if epoch == 0 else None,
-                self.X.segment_rows,
+                self.segment_rows,
+                self.n_rounds,
             )
             self.states, carry, violations = self.X.chain(
-                _epoch_block, self.states, carry, *shared
+                _round_block, self.states, carry, *shared, n_rounds=self.n_rounds
             )
             self.W_T, self.mean_coef, self.W_dot_mean, self.v, _ = carry
             violation = max(violations)

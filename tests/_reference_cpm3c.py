@@ -9,12 +9,14 @@ def _dense64(X):
     return np.asarray(X.toarray() if hasattr(X, "toarray") else X, dtype=np.float64)
 
 
-def xorshift_orders(seed, n_samples, n_epochs, segment_rows=1 << 16):
+def xorshift_orders(seed, n_samples, n_epochs, segment_rows=1 << 16, n_rounds=1):
     """Helper: the visiting orders of ``_crammer_singer.dual_epochs``, one per
     epoch: the rows in segments of ``segment_rows``, each shuffled by
     Fisher-Yates driven by Marsaglia's xorshift32 of its own (segment j
     seeded with ``seed + j * 2654435769``, as ``_seed_state`` seeds it);
-    each epoch shuffles the previous order."""
+    each epoch shuffles the previous order, then visits round r of
+    ``n_rounds``: the r-th equal part of every segment's order, segment
+    after segment."""
     mask = 0xFFFFFFFF
     segments = [
         list(range(first, min(first + segment_rows, n_samples)))
@@ -35,7 +37,16 @@ def xorshift_orders(seed, n_samples, n_epochs, segment_rows=1 << 16):
                 other = (state * (position + 1)) >> 32
                 order[position], order[other] = order[other], order[position]
             states[j] = state
-        orders.append([i for order in segments for i in order])
+        orders.append(
+            [
+                i
+                for r in range(n_rounds)
+                for order in segments
+                for i in order[
+                    len(order) * r // n_rounds : len(order) * (r + 1) // n_rounds
+                ]
+            ]
+        )
     return orders
 
 
@@ -64,7 +75,17 @@ def crammer_singer_sample(gradient, alpha, label, A, cap):
 
 
 def crammer_singer_epochs(
-    X, labels, alpha, U, s, cap, seed, max_epochs, tol, segment_rows=1 << 16
+    X,
+    labels,
+    alpha,
+    U,
+    s,
+    cap,
+    seed,
+    max_epochs,
+    tol,
+    segment_rows=1 << 16,
+    n_rounds=1,
 ):
     """Twin of ``_crammer_singer.dual_epochs`` on explicit centred samples.
 
@@ -78,7 +99,7 @@ def crammer_singer_epochs(
     Z = np.hstack([X - X.mean(axis=0), np.full((n, 1), s)])
     alpha, U = alpha.copy(), U.copy()
     violation, n_epochs = 0.0, 0
-    for order in xorshift_orders(seed, n, max_epochs, segment_rows):
+    for order in xorshift_orders(seed, n, max_epochs, segment_rows, n_rounds):
         violation = 0.0
         for i in order:
             A = Z[i] @ Z[i]

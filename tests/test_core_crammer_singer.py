@@ -14,8 +14,8 @@ from _reference import crammer_singer_epochs, crammer_singer_sample
 
 from mmc._base import rows
 from mmc._core._crammer_singer import (
-    dual_epoch,
     dual_epochs,
+    dual_round,
     epoch_offsets,
     remove_samples,
     seed_segments,
@@ -64,7 +64,9 @@ class _State:
         W = self.W_T.T - np.outer(self.mean_coef, self.mean)
         return np.hstack([W, self.v[:, None]])
 
-    def epochs(self, X, labels, cap, seed, max_epochs, tol, segment_rows=1 << 16):
+    def epochs(
+        self, X, labels, cap, seed, max_epochs, tol, segment_rows=1 << 16, n_rounds=1
+    ):
         return dual_epochs(
             *rows(X),
             self.x_dot_mean,
@@ -82,6 +84,7 @@ class _State:
             max_epochs,
             tol,
             segment_rows,
+            n_rounds,
         )
 
 
@@ -89,8 +92,12 @@ class _State:
 @pytest.mark.parametrize("shape", [(1, 3), (7, 1), (40, 6), (90, 15)])
 @pytest.mark.parametrize("k", [2, 3, 6])
 @pytest.mark.parametrize("warm", [False, True])
-@pytest.mark.parametrize("segment_rows", [1 << 16, 8])
-def test_dual_epochs_match_reference(dtype, sparse, shape, k, warm, segment_rows):
+@pytest.mark.parametrize(
+    "segment_rows, n_rounds", [(1 << 16, 1), (8, 1), (8, 3), (1 << 16, 4)]
+)
+def test_dual_epochs_match_reference(
+    dtype, sparse, shape, k, warm, segment_rows, n_rounds
+):
     rng = np.random.default_rng(shape[0] * 100 + k + 7 * warm)
     X = random_X(rng, *shape, dtype, sparse, scales=(0.1, 1.0, 3.0))
     labels = rng.integers(k, size=shape[0]).astype(np.uint8)
@@ -98,9 +105,11 @@ def test_dual_epochs_match_reference(dtype, sparse, shape, k, warm, segment_rows
     alpha = _feasible_alpha(rng, labels, k, cap) if warm else np.zeros((shape[0], k))
     state = _State(X, alpha, s)
     U0 = state.centred_U()
-    n_epochs, violation = state.epochs(X, labels, cap, 12345, 4, -1.0, segment_rows)
+    n_epochs, violation = state.epochs(
+        X, labels, cap, 12345, 4, -1.0, segment_rows, n_rounds
+    )
     ref_alpha, ref_U, ref_epochs, ref_violation = crammer_singer_epochs(
-        X, labels, alpha, U0, s, cap, 12345, 4, -1.0, segment_rows
+        X, labels, alpha, U0, s, cap, 12345, 4, -1.0, segment_rows, n_rounds
     )
     assert n_epochs == ref_epochs
     np.testing.assert_allclose(state.alpha, ref_alpha, rtol=1e-7, atol=1e-9)
@@ -202,21 +211,28 @@ def test_dual_epochs_depend_on_the_seed_only_through_the_order():
 
 @pytest.mark.parametrize("dtype, sparse", CASES)
 @pytest.mark.parametrize("block_segments", [(1, 2, 1), (4,), (2, 2)])
-def test_dual_epoch_on_blocks_equals_dual_epochs(dtype, sparse, block_segments):
-    """Epochs run block after block (whole segments each, the weights and
-    offsets carried) give the in-memory epochs to the last bit."""
+@pytest.mark.parametrize("n_rounds", [1, 3])
+def test_dual_round_on_blocks_equals_dual_epochs(
+    dtype, sparse, block_segments, n_rounds
+):
+    """Epochs run round after round, each block after block (whole segments
+    each, the weights and offsets carried), give the in-memory epochs to
+    the last bit."""
     rng = np.random.default_rng(len(block_segments))
     segment_rows, n, k, cap, s = 7, 27, 3, 0.4, 0.9
     X = random_X(rng, n, 5, dtype, sparse, scales=(0.3, 2.0))
     labels = rng.integers(k, size=n).astype(np.uint8)
     alpha = _feasible_alpha(rng, labels, k, cap)
     expected = _State(X, alpha, s)
-    n_epochs, violation = expected.epochs(X, labels, cap, 99, 3, -1.0, segment_rows)
+    n_epochs, violation = expected.epochs(
+        X, labels, cap, 99, 3, -1.0, segment_rows, n_rounds
+    )
     state = _State(X, alpha, s)
     mean_sq_norm = float(state.mean @ state.mean)
     bounds = np.minimum(np.cumsum((0,) + block_segments) * segment_rows, n)
+    blocks = list(zip(bounds[:-1], bounds[1:]))
     orders, states = [], []
-    for a, b in zip(bounds[:-1], bounds[1:]):
+    for a, b in blocks:
         orders.append(np.arange(b - a, dtype=np.intp))
         states.append(np.empty(-(-(b - a) // segment_rows), dtype=np.uint32))
         seed_segments(99, a // segment_rows, states[-1])
@@ -225,30 +241,73 @@ def test_dual_epoch_on_blocks_equals_dual_epochs(dtype, sparse, block_segments):
         epoch_offsets(state.mean_coef, state.W_dot_mean, state.v, s, mean_sq_norm,
                       offsets)  # fmt: skip
         violations = []
-        for (a, b), order, generators in zip(
-            zip(bounds[:-1], bounds[1:]), orders, states
-        ):
-            violations.append(
-                dual_epoch(
-                    *rows(X[a:b]),
-                    state.x_dot_mean[a:b],
-                    state.sq_norms[a:b],
-                    labels[a:b],
-                    state.alpha[a:b],
-                    state.W_T,
-                    state.mean_coef,
-                    state.W_dot_mean,
-                    state.v,
-                    offsets,
-                    s,
-                    mean_sq_norm,
-                    cap,
-                    order,
-                    generators,
-                    segment_rows,
+        for round_ in range(n_rounds):
+            for (a, b), order, generators in zip(blocks, orders, states):
+                violations.append(
+                    dual_round(
+                        *rows(X[a:b]),
+                        state.x_dot_mean[a:b],
+                        state.sq_norms[a:b],
+                        labels[a:b],
+                        state.alpha[a:b],
+                        state.W_T,
+                        state.mean_coef,
+                        state.W_dot_mean,
+                        state.v,
+                        offsets,
+                        s,
+                        mean_sq_norm,
+                        cap,
+                        order,
+                        generators,
+                        segment_rows,
+                        round_,
+                        n_rounds,
+                    )
                 )
-            )
     assert max(violations) == violation
     np.testing.assert_array_equal(state.alpha, expected.alpha)
     np.testing.assert_array_equal(state.W_T, expected.W_T)
     np.testing.assert_array_equal(state.v, expected.v)
+
+
+def test_rounds_of_one_segment_are_one_shuffle():
+    """Rounds cut each segment's shuffle into parts: one segment visited in
+    rounds is visited as in one round."""
+    rng = np.random.default_rng(4)
+    X = random_X(rng, 50, 4, np.float64, False, scales=(1.0,))
+    labels = rng.integers(3, size=50).astype(np.uint8)
+    results = []
+    for n_rounds in (1, 4):
+        state = _State(X, np.zeros((50, 3)), 0.5)
+        state.epochs(X, labels, 0.3, 7, 3, -1.0, 1 << 16, n_rounds)
+        results.append(state.alpha)
+    np.testing.assert_array_equal(results[0], results[1])
+
+
+@pytest.mark.parametrize(
+    "segment_rows, n_rounds, round_, match",
+    [
+        (0, 1, 0, "segment_rows and n_rounds"),
+        (4, 0, 0, "segment_rows and n_rounds"),
+        (4, 2, 2, "round_ must be in"),
+        (4, 2, -1, "round_ must be in"),
+    ],
+)
+def test_visiting_order_parameters_are_checked(segment_rows, n_rounds, round_, match):
+    rng = np.random.default_rng(5)
+    n, k = 8, 2
+    X = random_X(rng, n, 3, np.float64, False, scales=(1.0,))
+    labels = rng.integers(k, size=n).astype(np.uint8)
+    state = _State(X, np.zeros((n, k)), 1.0)
+    if round_ == 0:
+        with pytest.raises(ValueError, match=match):
+            state.epochs(X, labels, 0.5, 1, 2, -1.0, segment_rows, n_rounds)
+    with pytest.raises(ValueError, match=match):
+        dual_round(
+            *rows(X), state.x_dot_mean, state.sq_norms, labels, state.alpha,
+            state.W_T, state.mean_coef, state.W_dot_mean, state.v, np.zeros(k),
+            1.0, 0.0, 0.5, np.arange(n, dtype=np.intp),
+            np.ones(max(-(-n // max(segment_rows, 1)), 1), dtype=np.uint32),
+            segment_rows, round_, n_rounds,
+        )  # fmt: skip

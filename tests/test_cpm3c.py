@@ -366,3 +366,27 @@ def test_coordinate_descent_keeps_the_size_floors(class_balance):
     else:
         # Every cluster keeps (1 - class_balance) n / 3.
         assert counts[0] >= int((1 - class_balance) * X.shape[0] / 3)
+
+
+def test_in_memory_coordinate_descent_visits_the_rows_in_one_shuffle(monkeypatch):
+    """Whatever the segments of the Dask order, a fit in memory visits its
+    rows in one shuffle of all of them: in segments visited in a fixed
+    order, a shift of the intercepts is absorbed by the same rows epoch
+    after epoch and the SVMs run to the epoch limit
+    (bench/studies/cpm3c_segments.md)."""
+    import mmc._cpm3c_dual
+
+    X, _ = make_sparse_clusters(
+        n_samples=600, n_features=2000, nnz_per_row=20, n_clusters=3, random_state=0
+    )
+    expected = CPM3C(n_clusters=3, random_state=0).fit(X)
+    monkeypatch.setattr(mmc._cpm3c_dual, "SEGMENT_ROWS", 64)
+    monkeypatch.setattr(mmc._cpm3c_dual, "N_ROUNDS", 2)
+    est = CPM3C(n_clusters=3, random_state=0).fit(X)
+    np.testing.assert_array_equal(est.labels_, expected.labels_)
+    assert est.objective_ == expected.objective_
+    # The Dask order in memory (what the Dask tests compare against) is
+    # another order: the same SVMs, other steps.
+    monkeypatch.setattr(mmc._cpm3c_dual.DualMulticlassSVM, "segment_rows", 64)
+    segmented = CPM3C(n_clusters=3, random_state=0).fit(X)
+    assert segmented.objective_ != expected.objective_

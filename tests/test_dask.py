@@ -63,11 +63,17 @@ def sync_scheduler():
 
 @pytest.fixture(autouse=True)
 def small_segments(monkeypatch):
-    """CPM3C's visiting order in segments of 64 rows (in memory and on
-    Dask alike), so that the small data here make several blocks."""
+    """CPM3C's Dask visiting order in segments of 64 rows, so that the small
+    data here make several blocks, and the in-memory fits visit the rows in
+    the same order (they visit them in one shuffle otherwise: see
+    test_cpm3c_dask_fit_agrees_with_the_in_memory_order)."""
     import mmc._cpm3c_dual
 
     monkeypatch.setattr(mmc._cpm3c_dual, "SEGMENT_ROWS", 64)
+    monkeypatch.setattr(mmc._cpm3c_dual.DualMulticlassSVM, "segment_rows", 64)
+    monkeypatch.setattr(
+        mmc._cpm3c_dual.DualMulticlassSVM, "n_rounds", mmc._cpm3c_dual.N_ROUNDS
+    )
 
 
 def _blobs():
@@ -204,6 +210,27 @@ def test_cpm3c_dask_fit_takes_the_in_memory_steps(sync_scheduler, sparse, dtype,
     np.testing.assert_allclose(est.intercept_, expected.intercept_, atol=10 * rel)
     if dtype == np.float64:
         assert est.n_constraints_ == expected.n_constraints_
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_cpm3c_dask_fit_agrees_with_the_in_memory_order(
+    sync_scheduler, monkeypatch, sparse
+):
+    """Beyond one segment a fit in memory visits its rows in one shuffle,
+    the Dask fit segment by segment in rounds: the same SVMs to the
+    solver's precision, and on clusters that are not near a tie the same
+    labels."""
+    import mmc._cpm3c_dual
+
+    monkeypatch.setattr(mmc._cpm3c_dual.DualMulticlassSVM, "segment_rows", None)
+    monkeypatch.setattr(mmc._cpm3c_dual.DualMulticlassSVM, "n_rounds", 1)
+    X, _ = make_blobs(n_samples=900, centers=3, n_features=6, random_state=4)
+    X = sp.csr_matrix(X) if sparse else X
+    expected = CPM3C(n_clusters=3, random_state=0).fit(X)
+    est = CPM3C(n_clusters=3, random_state=0).fit(_chunked(X, 200))
+    assert _agreement(expected.labels_, est.labels_) >= 0.999
+    assert est.objective_ == pytest.approx(expected.objective_, rel=1e-2)
+    assert est.objective_ != expected.objective_
 
 
 def test_cpm3c_dask_fit_holds_size_floors(sync_scheduler):

@@ -1,12 +1,14 @@
-"""CPM3C's coordinate descent against the rows per segment of its visiting order.
+"""CPM3C's coordinate descent against the visiting order of its epochs.
 
-Recorded in bench/studies/cpm3c_segments.md. For each value of
-``mmc._cpm3c_dual.SEGMENT_ROWS`` given: the fit time of ``CPM3C(random_state=0)``
-on ``make_sparse_clusters(n, 100000 features, 50 non-zeros a row)``, its CCCP
-iterations, the number of SVM solves, their epochs in all and the most
-epochs of one solve (the limit is ``MAX_EPOCHS``).
+Recorded in bench/studies/cpm3c_segments.md. For each order given: the fit
+time of ``CPM3C(random_state=SEED)`` on ``make_sparse_clusters(N, 100000
+features, 50 non-zeros a row)`` (two clusters), its CCCP iterations, the
+number of SVM solves, their epochs in all and the most epochs of one solve
+(the limit is ``MAX_EPOCHS``). An order is ``one`` (one shuffle of all rows,
+the in-memory order) or ``ROWSxROUNDS`` (segments of ROWS rows visited in
+ROUNDS rounds, the order of the Dask fits, made here in memory).
 
-    python -I bench/studies/cpm3c_segments.py N SEGMENT_ROWS [SEGMENT_ROWS ...]
+    python -I bench/studies/cpm3c_segments.py N SEED ORDER [ORDER ...]
 """
 
 import sys
@@ -16,38 +18,29 @@ import mmc._cpm3c_dual as d
 from mmc import CPM3C
 from mmc.datasets import make_sparse_clusters
 
-n = int(sys.argv[1])
+n, seed = int(sys.argv[1]), int(sys.argv[2])
 X, y = make_sparse_clusters(
     n_samples=n, n_features=100000, nnz_per_row=50, random_state=0
 )
-orig = d.DualMulticlassSVM.solve
+solve = d.DualMulticlassSVM.solve
 log = []
 
 
-def solve(self):
+def counted(self):
     before = self.n_epochs
-    orig(self)
+    solve(self)
     log.append(self.n_epochs - before)
 
 
-d.DualMulticlassSVM.solve = solve
-for seg in [int(a) for a in sys.argv[2:]]:
-    d.SEGMENT_ROWS = seg
+d.DualMulticlassSVM.solve = counted
+for order in sys.argv[3:]:
+    rows, rounds = (None, 1) if order == "one" else map(int, order.split("x"))
+    d.DualMulticlassSVM.segment_rows, d.DualMulticlassSVM.n_rounds = rows, rounds
     log.clear()
     t = time.perf_counter()
-    e = CPM3C(random_state=0).fit(X)
+    e = CPM3C(random_state=seed).fit(X)
     t = time.perf_counter() - t
     print(
-        seg,
-        round(t, 2),
-        e.n_iter_,
-        "solves",
-        len(log),
-        "epochs",
-        sum(log),
-        "max",
-        max(log),
-        "MAX_EPOCHS",
-        d.MAX_EPOCHS,
+        f"| {order} | {t:.2f} | {e.n_iter_} | {len(log)} | {sum(log)} | {max(log)} |",
         flush=True,
     )

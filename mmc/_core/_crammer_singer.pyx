@@ -30,9 +30,10 @@ the raw rows (``W_T``, transposed, one row of k per feature) and
 
     t_ip = w'_p . x_i - a_p (x_i . mean) - (w'_p . mean) + a_p |mean|^2 + s v_p.
 
-Samples are visited in a random order drawn afresh each epoch from a
-seeded xorshift generator, so that a run gives the same result on every
-machine; no BLAS is called.
+Samples are visited in a random order drawn afresh each epoch from seeded
+xorshift generators, so that a run gives the same result on every machine;
+no BLAS is called. In memory the order is one shuffle of all the rows; on
+blocks of rows (Dask) it is made of segments and rounds (:func:`dual_epochs`).
 """
 
 from cython cimport floating
@@ -148,23 +149,40 @@ cdef inline void _epoch_offsets(
                       + mean_coef[p] * mean_sq_norm)
 
 
-cdef double _epoch(
+cdef void _shuffle_segments(
+        Py_ssize_t n_samples, Py_ssize_t segment_rows, Py_ssize_t *order,
+        uint32_t *states,
+) noexcept nogil:
+    """A Fisher-Yates shuffle of each segment's part of ``order``, by the
+    segment's generator."""
+    cdef Py_ssize_t segment, first, last, position, other, i
+    for segment in range((n_samples + segment_rows - 1) // segment_rows):
+        first = segment * segment_rows
+        last = min(first + segment_rows, n_samples)
+        for position in range(last - first - 1, 0, -1):
+            other = _rand_below(&states[segment], position + 1)
+            i = order[first + position]
+            order[first + position] = order[first + other]
+            order[first + other] = i
+
+
+cdef double _round(
         const floating *data, const int *indices, const int *indptr,
         Py_ssize_t n_features, Py_ssize_t n_samples,
         const double *x_dot_mean, const double *sq_norms,
         const unsigned char *labels, double *alpha,
         double *W_T, Py_ssize_t k, double *mean_coef, double *W_dot_mean,
         double *v, double *offsets, double intercept_scale, double mean_sq_norm,
-        double cap, Py_ssize_t *order, uint32_t *states,
-        Py_ssize_t segment_rows, double *buffer,
+        double cap, const Py_ssize_t *order, Py_ssize_t segment_rows,
+        Py_ssize_t round_, Py_ssize_t n_rounds, double *buffer,
 ) except -1.0 nogil:
-    """One epoch over the rows, segment after segment; returns the largest
-    KKT violation. ``offsets`` must hold :func:`_epoch_offsets` at the
-    weights (they are carried from row to row, and from one call to the
-    next when the rows of an epoch come in blocks); ``buffer`` is scratch
-    of 3 k."""
+    """Round ``round_`` of an epoch: the ``round_``-th of ``n_rounds`` equal
+    parts of every segment's shuffled order, segment after segment; returns
+    the largest KKT violation. ``offsets`` must hold :func:`_epoch_offsets`
+    at the weights (they are carried from row to row, and from one call to
+    the next); ``buffer`` is scratch of 3 k."""
     cdef:
-        Py_ssize_t segment, first, last, position, other, i, p, start, end
+        Py_ssize_t segment, first, size, position, i, p, start, end
         Py_ssize_t work_done = 0
         double violation = 0.0, sample_violation
         double *scores = buffer
@@ -173,14 +191,9 @@ cdef double _epoch(
         bint changed
     for segment in range((n_samples + segment_rows - 1) // segment_rows):
         first = segment * segment_rows
-        last = min(first + segment_rows, n_samples)
-        # A Fisher-Yates shuffle of the segment's visiting order.
-        for position in range(last - first - 1, 0, -1):
-            other = _rand_below(&states[segment], position + 1)
-            i = order[first + position]
-            order[first + position] = order[first + other]
-            order[first + other] = i
-        for position in range(first, last):
+        size = min(segment_rows, n_samples - first)
+        for position in range(first + size * round_ // n_rounds,
+                              first + size * (round_ + 1) // n_rounds):
             i = order[position]
             if sq_norms[i] <= 0.0:
                 continue
@@ -214,6 +227,14 @@ cdef double _epoch(
     return violation
 
 
+cdef int _check_rounds(Py_ssize_t segment_rows, Py_ssize_t n_rounds) except -1:
+    if segment_rows < 1 or n_rounds < 1:
+        raise ValueError(
+            f"segment_rows and n_rounds must be at least 1, got {segment_rows} "
+            f"and {n_rounds}")
+    return 0
+
+
 def seed_segments(
         uint32_t seed,                          # IN
         Py_ssize_t first_segment,               # IN
@@ -234,7 +255,7 @@ def epoch_offsets(
         double mean_sq_norm,                    # IN
         double[::1] offsets,                    # OUT, (k,)
 ):
-    """The scores' offsets at the start of an epoch (see :func:`dual_epoch`)."""
+    """The scores' offsets at the start of an epoch (see :func:`dual_round`)."""
     _epoch_offsets(&mean_coef[0], &W_dot_mean[0], &v[0], mean_coef.shape[0],
                    intercept_scale, mean_sq_norm, &offsets[0])
 
@@ -259,15 +280,25 @@ def dual_epochs(
         Py_ssize_t max_epochs,                  # IN
         double tol,                             # IN
         Py_ssize_t segment_rows,                # IN
+        Py_ssize_t n_rounds,                    # IN
 ):
     """Epochs of dual coordinate descent until the KKT violation is below tol.
 
-    The rows are visited in segments of ``segment_rows`` consecutive rows,
-    in their order, each in a random order drawn afresh each epoch from a
-    seeded xorshift generator of its own: the rows of a segment are all
-    that an epoch must see together, so that X can be cut into blocks of
-    whole segments and the epochs run block after block, with the same
-    result (:func:`dual_epoch`).
+    The rows are cut into segments of ``segment_rows`` consecutive rows,
+    each shuffled afresh each epoch by a seeded xorshift generator of its
+    own, and an epoch visits them in ``n_rounds`` rounds: round r visits
+    the r-th of ``n_rounds`` equal parts of every segment's order, segment
+    after segment. So X can be cut into blocks of whole segments and each
+    round run block after block, with the same result (:func:`dual_round`).
+
+    The rounds keep the order of an epoch close to one shuffle of all the
+    rows. Visited segment after segment in one round, the rows of the first
+    segment always come first: the step that corrects a shift of the
+    intercepts common to every row (as after samples change class) falls
+    on them, and the next epochs hand it back and forth between the same
+    rows instead of spreading it, so that the epochs stall far from the
+    optimum (``bench/studies/cpm3c_segments.md``). With the rounds, which
+    rows come first changes every epoch.
 
     Parameters
     ----------
@@ -310,6 +341,10 @@ def dual_epochs(
     segment_rows : int
         Rows per segment (at least 1).
 
+    n_rounds : int
+        Rounds of an epoch (at least 1; one segment is visited as one
+        shuffle whatever their number).
+
     Returns
     -------
     n_epochs : int
@@ -324,15 +359,20 @@ def dual_epochs(
         const int *indptr = _indices(X_indptr)
         Py_ssize_t n_samples = _n_rows(X_data.shape[0], X_indptr.shape[0], n_features)
         Py_ssize_t k = W_T.shape[1]
-        Py_ssize_t n_segments = (n_samples + segment_rows - 1) // segment_rows
-        Py_ssize_t epoch, i, n_epochs = 0
-        double violation = 0.0
-        double *buffer = <double *> malloc(4 * k * sizeof(double))
-        Py_ssize_t *order = <Py_ssize_t *> malloc(
-            (n_samples if n_samples > 0 else 1) * sizeof(Py_ssize_t))
-        uint32_t *states = <uint32_t *> malloc(
-            (n_segments if n_segments > 0 else 1) * sizeof(uint32_t))
+        Py_ssize_t n_segments
+        Py_ssize_t epoch, round_, i, n_epochs = 0
+        double violation = 0.0, round_violation
+        double *buffer
+        Py_ssize_t *order
+        uint32_t *states
 
+    _check_rounds(segment_rows, n_rounds)
+    n_segments = (n_samples + segment_rows - 1) // segment_rows
+    buffer = <double *> malloc(4 * k * sizeof(double))
+    order = <Py_ssize_t *> malloc(
+        (n_samples if n_samples > 0 else 1) * sizeof(Py_ssize_t))
+    states = <uint32_t *> malloc(
+        (n_segments if n_segments > 0 else 1) * sizeof(uint32_t))
     if buffer == NULL or order == NULL or states == NULL:
         free(buffer)
         free(order)
@@ -347,15 +387,20 @@ def dual_epochs(
             for epoch in range(max_epochs):
                 _epoch_offsets(&mean_coef[0], &W_dot_mean[0], &v[0], k,
                                intercept_scale, mean_sq_norm, buffer + 3 * k)
-                violation = _epoch(
-                    data, indices, indptr, n_features, n_samples,
-                    &x_dot_mean[0] if n_samples else NULL,
-                    &sq_norms[0] if n_samples else NULL,
-                    &labels[0] if n_samples else NULL,
-                    &alpha[0, 0] if n_samples else NULL,
-                    &W_T[0, 0], k, &mean_coef[0], &W_dot_mean[0], &v[0],
-                    buffer + 3 * k, intercept_scale, mean_sq_norm, cap,
-                    order, states, segment_rows, buffer)
+                _shuffle_segments(n_samples, segment_rows, order, states)
+                violation = 0.0
+                for round_ in range(n_rounds):
+                    round_violation = _round(
+                        data, indices, indptr, n_features, n_samples,
+                        &x_dot_mean[0] if n_samples else NULL,
+                        &sq_norms[0] if n_samples else NULL,
+                        &labels[0] if n_samples else NULL,
+                        &alpha[0, 0] if n_samples else NULL,
+                        &W_T[0, 0], k, &mean_coef[0], &W_dot_mean[0], &v[0],
+                        buffer + 3 * k, intercept_scale, mean_sq_norm, cap,
+                        order, segment_rows, round_, n_rounds, buffer)
+                    if round_violation > violation:
+                        violation = round_violation
                 n_epochs = epoch + 1
                 if violation <= tol:
                     break
@@ -366,7 +411,7 @@ def dual_epochs(
     return n_epochs, violation
 
 
-def dual_epoch(
+def dual_round(
         const floating[::1] X_data,             # IN
         const int[::1] X_indices,               # IN
         const int[::1] X_indptr,                # IN
@@ -386,17 +431,21 @@ def dual_epoch(
         Py_ssize_t[::1] order,                  # INOUT, (n_samples,)
         uint32_t[::1] states,                   # INOUT, (n_segments,)
         Py_ssize_t segment_rows,                # IN
+        Py_ssize_t round_,                      # IN
+        Py_ssize_t n_rounds,                    # IN
 ):
-    """One epoch of :func:`dual_epochs` over a block of its rows.
+    """One round of an epoch of :func:`dual_epochs` over a block of its rows.
 
     The block holds whole segments (its first row starts one). Run on the
-    blocks of X in their order, with ``offsets`` from :func:`epoch_offsets`
-    at the start of the epoch and the weights carried from block to block,
-    the epochs of :func:`dual_epochs` come out exactly: ``order`` (the
-    block's rows, ``arange`` at the first epoch) and ``states`` (from
-    :func:`seed_segments` at the block's first segment) are carried from
-    one epoch to the next. Other parameters are those of
-    :func:`dual_epochs`. Returns the largest KKT violation in the block.
+    blocks of X in their order for each round in turn, with ``offsets`` from
+    :func:`epoch_offsets` at the start of the epoch and the weights carried
+    from block to block, the epochs of :func:`dual_epochs` come out
+    exactly: the first round (``round_`` 0) shuffles the block's segments;
+    ``order`` (the block's rows, ``arange`` at the first epoch) and
+    ``states`` (from :func:`seed_segments` at the block's first segment)
+    are carried from one round and epoch to the next. Other parameters are
+    those of :func:`dual_epochs`. Returns the largest KKT violation of the
+    round in the block.
     """
     cdef:
         const floating *data = _values(X_data)
@@ -407,6 +456,9 @@ def dual_epoch(
         double violation = 0.0
         double *buffer
 
+    _check_rounds(segment_rows, n_rounds)
+    if not 0 <= round_ < n_rounds:
+        raise ValueError(f"round_ must be in [0, {n_rounds}), got {round_}")
     if n_samples == 0:
         return 0.0
     if order.shape[0] != n_samples or states.shape[0] != (
@@ -417,12 +469,14 @@ def dual_epoch(
         raise MemoryError()
     try:
         with nogil:
-            violation = _epoch(
+            if round_ == 0:
+                _shuffle_segments(n_samples, segment_rows, &order[0], &states[0])
+            violation = _round(
                 data, indices, indptr, n_features, n_samples,
                 &x_dot_mean[0], &sq_norms[0], &labels[0], &alpha[0, 0],
                 &W_T[0, 0], k, &mean_coef[0], &W_dot_mean[0], &v[0],
                 &offsets[0], intercept_scale, mean_sq_norm, cap,
-                &order[0], &states[0], segment_rows, buffer)
+                &order[0], segment_rows, round_, n_rounds, buffer)
     finally:
         free(buffer)
     return violation
