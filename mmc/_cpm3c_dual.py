@@ -66,7 +66,7 @@ N_LEVELS = 4
 # to every row, and a shift of them (as after many samples change class)
 # is absorbed by the rows visited next; in a fixed order of segments those
 # are always the same rows, and the SVMs then ran to MAX_EPOCHS (10^5
-# sparse rows: 128 s against 12 s; bench/studies/cpm3c_segments.md). Each
+# sparse rows: 120 s against 14 s; bench/studies/cpm3c_segments.md). Each
 # round costs a Dask task per block; rounds spread the shift over every
 # segment.
 SEGMENT_ROWS = 1 << 16

@@ -1,0 +1,69 @@
+"""CPM3C at n = 1e6 on a LocalCluster against the rounds of its Dask epochs.
+
+Run with ``python -I bench/dask/cpm3c_rounds.py [N_ROUNDS ...]`` (needs
+mmc[dask]): the data of ``python -m mmc.bench dask`` (1e6 x 50 float32, two
+clusters), the in-memory fit of ``CPM3C(n_clusters=2, random_state=0)``
+(the rows in one shuffle), then the fit of the array persisted on two
+single-threaded workers of 1 GB in blocks of whole segments (4 x 262,144
+rows) for each value of ``mmc._cpm3c_dual.N_ROUNDS`` given. Prints the
+times, their ratios to the in-memory fit, the epochs of coordinate descent
+(in all, and the most of one SVM) and the agreement of the labels with the
+in-memory fit's. Recorded in bench/studies/cpm3c_segments.md.
+"""
+
+import os
+import sys
+import time
+
+from distributed import Client, wait
+
+from mmc import CPM3C, _cpm3c_dual, _dask_cpm3c
+from mmc._dask import align_to_segments
+from mmc.bench._dask import dask_data, local_cluster
+from mmc.metrics import clustering_error
+
+EPOCHS = []
+
+
+def _counted(solve):
+    def counted(self):
+        before = self.n_epochs
+        solve(self)
+        EPOCHS.append(self.n_epochs - before)
+
+    return counted
+
+
+def timed_fit(X):
+    EPOCHS.clear()
+    start = time.perf_counter()
+    estimator = CPM3C(n_clusters=2, random_state=0).fit(X)
+    seconds = time.perf_counter() - start
+    return estimator, seconds, f"epochs {sum(EPOCHS)}, most {max(EPOCHS)}"
+
+
+if __name__ == "__main__":
+    rounds = [int(a) for a in sys.argv[1:]] or [1, 8, 32]
+    for cls in (_cpm3c_dual.DualMulticlassSVM, _dask_cpm3c.DaskDualMulticlassSVM):
+        cls.solve = _counted(cls.solve)
+    with local_cluster() as cluster, Client(cluster):
+        lazy = dask_data(1_000_000, 0)
+        X = lazy.compute()
+        aligned = align_to_segments(lazy, _cpm3c_dual.SEGMENT_ROWS).persist()
+        wait([aligned])
+        print("load average", os.getloadavg(), flush=True)
+        reference, t_numpy, epochs = timed_fit(X)
+        print(
+            f"numpy {t_numpy:.2f} s, n_iter {reference.n_iter_}, {epochs}", flush=True
+        )
+        for n_rounds in rounds:
+            _cpm3c_dual.N_ROUNDS = n_rounds
+            print("load average", os.getloadavg(), flush=True)
+            estimator, seconds, epochs = timed_fit(aligned)
+            agreement = 1 - clustering_error(reference.labels_, estimator.labels_)
+            print(
+                f"LocalCluster, {n_rounds} rounds: {seconds:.2f} s (ratio "
+                f"{seconds / t_numpy:.2f}), n_iter {estimator.n_iter_}, {epochs}, "
+                f"agreement {agreement:.6f}",
+                flush=True,
+            )
