@@ -291,8 +291,9 @@ def dual_epochs(
     after segment. So X can be cut into blocks of whole segments and each
     round run block after block, with the same result (:func:`dual_round`).
 
-    The rounds keep the order of an epoch close to one shuffle of all the
-    rows. Visited segment after segment in one round, the rows of the first
+    The rounds bring the order of an epoch nearer to one shuffle of all the
+    rows (``segment_rows`` = n_samples, the order in memory). Visited
+    segment after segment in one round, the rows of the first
     segment always come first: the step that corrects a shift of the
     intercepts common to every row (as after samples change class) falls
     on them, and the next epochs hand it back and forth between the same
