@@ -335,8 +335,10 @@ class CPM3C(_CuttingPlaneEstimator):
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training samples; sparse input is used as CSR without densifying.
-            A Dask array chunked by rows is fitted block by block, with the
-            in-memory fit's steps (user guide, "Fitting on Dask arrays").
+            A Dask array chunked by rows is fitted block by block: with the
+            in-memory fit's steps up to 65,536 rows, beyond them in another
+            visiting order of the coordinate descent (user guide, "Fitting
+            on Dask arrays").
 
         y : Ignored
             Not used, present for API consistency.
@@ -367,8 +369,8 @@ class CPM3C(_CuttingPlaneEstimator):
         return "coordinate-descent" if self.kernel == "linear" else "cutting-plane"
 
     def _dask_segment_rows(self):
-        # Blocks of whole segments of the coordinate descent's visiting
-        # order: epochs on the blocks make the in-memory epochs' steps.
+        # Blocks of whole segments of the coordinate descent's Dask visiting
+        # order: the epochs on the blocks then do not depend on the chunks.
         return _cpm3c_dual.SEGMENT_ROWS
 
     def _check_params_vs_input(self, X):
