@@ -63,8 +63,9 @@ def _parser():
             "digits: the published value, mmc tuned with the labels by the "
             "paper's grid search (as the papers did), mmc with its defaults "
             "and KMeans; it writes papers.json and sensitivity figures. The "
-            "suite dask (not part of all; needs mmc[dask]) times CPMMC on Dask "
-            "arrays on a LocalCluster, in memory and out of core from zarr."
+            "suite dask (not part of all; needs mmc[dask]) times CPMMC, CPM3C and "
+            "MultivariateMMC on Dask arrays on a LocalCluster, in memory and out "
+            "of core from zarr."
         ),
     )
     parser.add_argument(
@@ -237,6 +238,7 @@ def _run_dask(args):
         random_state=args.seed,
         data_dir=args.data_dir,
         progress=_progress("sizes"),
+        estimators=None if args.estimators is None else args.estimators.split(","),
     )
     results["seconds"] = time.perf_counter() - start
     with tempfile.TemporaryDirectory(dir=args.out) as staging:

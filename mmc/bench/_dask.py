@@ -1,8 +1,10 @@
 """Fits on Dask arrays: ``python -m mmc.bench dask`` (not part of ``all``).
 
-CPMMC's fit time against n on a ``LocalCluster`` of two single-threaded
-worker processes with a memory limit each, for three forms of the same
-data: a NumPy array fitted in the client process (the in-memory fit, the
+The fit time against n of the estimators that take Dask arrays (CPMMC,
+CPM3C with two clusters and MultivariateMMC, defaults otherwise; the
+``--estimators`` option picks among them) on a ``LocalCluster`` of two
+single-threaded worker processes with a memory limit each, for three forms
+of the same data: a NumPy array fitted in the client process (the in-memory fit, the
 baseline), a Dask array persisted in the workers' memory, and a Dask array
 read from a zarr store on disk at every pass (out of core: the largest size
 is larger than the workers' memory together). Per fit: the time, its ratio
@@ -24,7 +26,7 @@ import time
 
 import numpy as np
 
-from mmc import CPMMC
+from mmc.bench import _registry as registry
 from mmc.bench._timing import loglog_slope
 from mmc.metrics import clustering_error
 
@@ -35,6 +37,8 @@ QUICK_SIZES = (20_000, 50_000, 100_000)
 # Largest size fitted in memory (NumPy, and Dask persisted on the workers).
 IN_MEMORY_LIMIT = 1_000_000
 WORKER_MEMORY = "1GB"
+# The estimators that fit Dask arrays, in the order of the report.
+ESTIMATORS = ("CPMMC", "CPM3C", "MultivariateMMC")
 
 
 def _block(seed, index, n_rows):
@@ -118,10 +122,10 @@ def local_cluster():
     )
 
 
-def _fit(client, X, seed):
+def _fit(client, name, X, seed):
     with _PeakMemory(client) as memory:
         start = time.perf_counter()
-        estimator = CPMMC(random_state=seed).fit(X)
+        estimator = registry.estimators()[name].make(2, seed).fit(X)
         elapsed = time.perf_counter() - start
     return estimator, {
         "time": elapsed,
@@ -132,15 +136,48 @@ def _fit(client, X, seed):
     }
 
 
-def run(quick=False, random_state=0, data_dir=None, progress=None):
-    """Run the measurements; returns a dict (see the module docstring)."""
+def _compare(row, form, reference, estimator):
+    """The agreement of a Dask fit with the in-memory fit, and the ratio
+    of their times."""
+    row[form]["agreement"] = 1 - clustering_error(reference.labels_, estimator.labels_)
+    row[form]["time_ratio"] = row[form]["time"] / row["numpy"]["time"]
+
+
+def check_estimators(names):
+    """The estimators to run (all of :data:`ESTIMATORS` if None).
+
+    Raises
+    ------
+    SystemExit
+        If a name is not one of :data:`ESTIMATORS`.
+    """
+    if names is None:
+        return ESTIMATORS
+    unknown = [name for name in names if name not in ESTIMATORS]
+    if unknown:
+        raise SystemExit(
+            f"error: the dask suite runs only {', '.join(ESTIMATORS)}; "
+            f"got {', '.join(unknown)}"
+        )
+    return tuple(name for name in ESTIMATORS if name in names)
+
+
+def run(quick=False, random_state=0, data_dir=None, progress=None, estimators=None):
+    """Run the measurements; returns a dict (see the module docstring).
+
+    Every estimator fits the same data: per size, a zarr store is written
+    once; the in-memory and persisted fits of every estimator come first,
+    then the persisted array is released and every estimator reads the
+    store, so that the workers' peak memory of a zarr fit is its own.
+    """
     import dask.array as da
     from distributed import Client, wait
 
+    names = check_estimators(estimators)
     sizes = QUICK_SIZES if quick else SIZES
     in_memory_limit = max(QUICK_SIZES) if quick else IN_MEMORY_LIMIT
     directory = tempfile.mkdtemp(prefix="mmc-dask-bench-", dir=data_dir)
-    records = []
+    records = {name: [] for name in names}
     try:
         with local_cluster() as cluster, Client(cluster) as client:
             for n_samples in progress(sizes) if progress else sizes:
@@ -148,98 +185,101 @@ def run(quick=False, random_state=0, data_dir=None, progress=None):
                 path = os.path.join(directory, f"X_{n_samples}.zarr")
                 lazy.to_zarr(path)
                 on_disk = da.from_zarr(path)
-                row = {"n_samples": n_samples, "data_mb": lazy.nbytes / 2**20}
-                reference = None
+                rows = {
+                    name: {"n_samples": n_samples, "data_mb": lazy.nbytes / 2**20}
+                    for name in names
+                }
+                references = {}
                 if n_samples <= in_memory_limit:
                     X = lazy.compute()
-                    reference, row["numpy"] = _fit(client, X, random_state)
+                    for name in names:
+                        references[name], rows[name]["numpy"] = _fit(
+                            client, name, X, random_state
+                        )
                     del X
                     persisted = lazy.persist()
                     wait(persisted)
-                    est, row["dask_memory"] = _fit(client, persisted, random_state)
-                    row["dask_memory"]["agreement"] = 1 - clustering_error(
-                        reference.labels_, est.labels_
-                    )
-                    del persisted, est
-                est, row["dask_zarr"] = _fit(client, on_disk, random_state)
-                if reference is not None:
-                    row["dask_zarr"]["agreement"] = 1 - clustering_error(
-                        reference.labels_, est.labels_
-                    )
-                    for form in ("dask_memory", "dask_zarr"):
-                        row[form]["time_ratio"] = (
-                            row[form]["time"] / row["numpy"]["time"]
+                    for name in names:
+                        est, rows[name]["dask_memory"] = _fit(
+                            client, name, persisted, random_state
                         )
-                records.append(row)
+                        _compare(rows[name], "dask_memory", references[name], est)
+                    del persisted, est
+                for name in names:
+                    est, rows[name]["dask_zarr"] = _fit(
+                        client, name, on_disk, random_state
+                    )
+                    if name in references:
+                        _compare(rows[name], "dask_zarr", references[name], est)
+                    records[name].append(rows[name])
+                del references, est
                 shutil.rmtree(path, ignore_errors=True)
     finally:
         shutil.rmtree(directory, ignore_errors=True)
-    large = [r for r in records if r["n_samples"] >= 1_000_000]
-    slope = None
-    if len(large) >= 2:
-        slope = loglog_slope(
-            [r["n_samples"] for r in large], [r["dask_zarr"]["time"] for r in large]
-        )
     return {
         "n_features": N_FEATURES,
         "block_rows": BLOCK_ROWS,
         "workers": 2,
         "worker_memory_limit": WORKER_MEMORY,
-        "rows": records,
-        "zarr_slope_from_1e6": slope,
+        "estimators": {
+            name: {"rows": rows, "zarr_slope_from_1e6": _zarr_slope(rows)}
+            for name, rows in records.items()
+        },
     }
 
 
-def summary_lines(result):
-    lines = ["CPMMC on Dask arrays (LocalCluster, 2 workers of 1 GB):"]
-    lines.append(
-        f"  {'n':>9s} {'numpy s':>8s} {'dask mem s':>10s} {'zarr s':>8s} "
-        f"{'ratio':>6s} {'agree':>7s} {'workers MB':>10s} {'client MB':>9s}"
+def _zarr_slope(rows):
+    """Log-log slope of the zarr fit time against n from n = 1e6 (None
+    with fewer than two such sizes)."""
+    large = [r for r in rows if r["n_samples"] >= 1_000_000]
+    if len(large) < 2:
+        return None
+    return loglog_slope(
+        [r["n_samples"] for r in large], [r["dask_zarr"]["time"] for r in large]
     )
-    for row in result["rows"]:
-        numpy_time = row.get("numpy", {}).get("time")
-        memory = row.get("dask_memory", {})
-        zarr = row["dask_zarr"]
+
+
+def summary_lines(result):
+    lines = []
+    for name, record in result["estimators"].items():
+        lines.append(f"{name} on Dask arrays (LocalCluster, 2 workers of 1 GB):")
         lines.append(
-            f"  {row['n_samples']:9d} "
-            + (f"{numpy_time:8.2f} " if numpy_time else f"{'-':>8s} ")
-            + (f"{memory['time']:10.2f} " if memory else f"{'-':>10s} ")
-            + f"{zarr['time']:8.2f} "
-            + (f"{memory['time_ratio']:6.2f} " if memory else f"{'-':>6s} ")
-            + (f"{zarr['agreement']:7.4f} " if "agreement" in zarr else f"{'-':>7s} ")
-            + f"{zarr['workers_peak_rss_mb']:10.0f} {zarr['client_peak_rss_mb']:9.0f}"
+            f"  {'n':>9s} {'numpy s':>8s} {'dask mem s':>10s} {'zarr s':>8s} "
+            f"{'ratio':>6s} {'agree':>7s} {'workers MB':>10s} {'client MB':>9s}"
         )
-    if result["zarr_slope_from_1e6"] is not None:
-        lines.append(
-            f"  log-log slope of the zarr fit time from n=1e6: "
-            f"{result['zarr_slope_from_1e6']:.2f}"
-        )
+        for row in record["rows"]:
+            numpy_time = row.get("numpy", {}).get("time")
+            memory = row.get("dask_memory", {})
+            zarr = row["dask_zarr"]
+            lines.append(
+                f"  {row['n_samples']:9d} "
+                + (f"{numpy_time:8.2f} " if numpy_time else f"{'-':>8s} ")
+                + (f"{memory['time']:10.2f} " if memory else f"{'-':>10s} ")
+                + f"{zarr['time']:8.2f} "
+                + (f"{memory['time_ratio']:6.2f} " if memory else f"{'-':>6s} ")
+                + (
+                    f"{zarr['agreement']:7.4f} "
+                    if "agreement" in zarr
+                    else f"{'-':>7s} "
+                )
+                + f"{zarr['workers_peak_rss_mb']:10.0f} "
+                + f"{zarr['client_peak_rss_mb']:9.0f}"
+            )
+        if record["zarr_slope_from_1e6"] is not None:
+            lines.append(
+                f"  log-log slope of the zarr fit time from n=1e6: "
+                f"{record['zarr_slope_from_1e6']:.2f}"
+            )
     return lines
 
 
-def markdown(result, figure):
-    """The report: a table per form of the data, and the figure."""
+def _table(record):
     out = [
-        "# CPMMC on Dask arrays",
-        "",
-        f"`python -I -m mmc.bench dask`: CPMMC (default parameters) on two "
-        f"Gaussian clusters in {result['n_features']} float32 features, blocks "
-        f"of {result['block_rows']} rows, on a LocalCluster of "
-        f"{result['workers']} single-threaded worker processes with a memory "
-        f"limit of {result['worker_memory_limit']} each. *numpy*: the in-memory "
-        "fit in the client process (the baseline); *dask memory*: the Dask "
-        "array persisted on the workers; *zarr*: read from a zarr store on disk "
-        "at every pass. Ratio: time over the in-memory fit's, same run. "
-        "Agreement: share of the labels equal to the in-memory fit's after the "
-        "best matching. Memory: peak resident memory, summed over the workers, "
-        "and of the client process (which also holds the in-memory data for the "
-        "numpy fits).",
-        "",
         "| n | data MB | numpy s | dask memory s (ratio) | zarr s (ratio) | "
         "agreement memory / zarr | workers peak MB (zarr) | client peak MB (zarr) |",
         "|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
-    for row in result["rows"]:
+    for row in record["rows"]:
         numpy_time = row.get("numpy", {}).get("time")
         memory = row.get("dask_memory")
         zarr = row["dask_zarr"]
@@ -255,12 +295,37 @@ def markdown(result, figure):
             f"{zarr['client_peak_rss_mb']:.0f}",
         ]
         out.append("| " + " | ".join(cells) + " |")
-    if result["zarr_slope_from_1e6"] is not None:
+    if record["zarr_slope_from_1e6"] is not None:
         out += [
             "",
             "Log-log slope of the zarr fit time against n from n = 1e6: "
-            f"{result['zarr_slope_from_1e6']:.2f}.",
+            f"{record['zarr_slope_from_1e6']:.2f}.",
         ]
+    return out
+
+
+def markdown(result, figure):
+    """The report: a table per estimator, and the figure."""
+    names = list(result["estimators"])
+    out = [
+        "# Fits on Dask arrays",
+        "",
+        f"`python -I -m mmc.bench dask`: {', '.join(names)} (default parameters; "
+        "CPM3C with `n_clusters=2`) on two "
+        f"Gaussian clusters in {result['n_features']} float32 features, blocks "
+        f"of {result['block_rows']} rows, on a LocalCluster of "
+        f"{result['workers']} single-threaded worker processes with a memory "
+        f"limit of {result['worker_memory_limit']} each. *numpy*: the in-memory "
+        "fit in the client process (the baseline); *dask memory*: the Dask "
+        "array persisted on the workers; *zarr*: read from a zarr store on disk "
+        "at every pass. Ratio: time over the in-memory fit's, same run. "
+        "Agreement: share of the labels equal to the in-memory fit's after the "
+        "best matching. Memory: peak resident memory, summed over the workers, "
+        "and of the client process (which also holds the in-memory data for the "
+        "numpy fits).",
+    ]
+    for name in names:
+        out += ["", f"## {name}", ""] + _table(result["estimators"][name])
     out += ["", f"![fit time against n]({figure})", ""]
     return "\n".join(out)
 
@@ -271,23 +336,28 @@ def plot(result, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for form, label in (
-        ("numpy", "NumPy, in memory"),
-        ("dask_memory", "Dask, persisted on the workers"),
-        ("dask_zarr", "Dask, from zarr on disk"),
-    ):
-        rows = [r for r in result["rows"] if form in r]
-        ax.loglog(
-            [r["n_samples"] for r in rows],
-            [r[form]["time"] for r in rows],
-            "o-",
-            label=label,
-        )
-    ax.set_xlabel("n_samples")
-    ax.set_ylabel("CPMMC fit time (s)")
-    ax.set_title("CPMMC on a LocalCluster (2 workers, 1 GB each)")
-    ax.legend()
+    names = list(result["estimators"])
+    fig, axes = plt.subplots(
+        1, len(names), figsize=(5 * len(names), 4), squeeze=False, sharey=True
+    )
+    for ax, name in zip(axes[0], names):
+        for form, label in (
+            ("numpy", "NumPy, in memory"),
+            ("dask_memory", "Dask, persisted on the workers"),
+            ("dask_zarr", "Dask, from zarr on disk"),
+        ):
+            rows = [r for r in result["estimators"][name]["rows"] if form in r]
+            ax.loglog(
+                [r["n_samples"] for r in rows],
+                [r[form]["time"] for r in rows],
+                "o-",
+                label=label,
+            )
+        ax.set_xlabel("n_samples")
+        ax.set_title(name)
+    axes[0][0].set_ylabel("fit time (s)")
+    axes[0][0].legend()
+    fig.suptitle("On a LocalCluster (2 workers, 1 GB each)")
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
