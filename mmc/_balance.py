@@ -18,6 +18,9 @@ k-means on the data (:func:`kmeans_cluster_sizes`):
   k-means clustering, plus the papers' 0.03 (:func:`auto_class_balance`),
   so that clusters as unequal as k-means found are allowed, and the margin
   decides between them and anything more even;
+* with ``admit_noise`` (ODMC), an even estimate admits the noise itself:
+  the balance term of the most uneven proportions the test still calls
+  even, plus 0.03 (:func:`estimated_proportions`);
 * sparse data of more than ``SAMPLE_ROWS`` rows keep the papers' 0.03: a
   sample of them does not show the clusters reliably, and k-means on every
   row would cost more than the fit (:func:`kmeans_cluster_sizes`).
@@ -185,12 +188,38 @@ def uneven_proportions(sizes):
     n_samples = float(sizes.sum())
     proportions = sizes / n_samples
     spread = float(proportions.max() - proportions.min())
-    if spread <= NOISE_STANDARD_ERRORS / math.sqrt(n_samples):
+    if spread <= noise_spread(n_samples):
         return None
     return proportions
 
 
-def auto_class_balance(sizes, balance_of):
+def noise_spread(n_samples):
+    """The largest spread of proportions that :func:`uneven_proportions`
+    calls even among ``n_samples`` counted: ``3 / sqrt(n)``."""
+    return NOISE_STANDARD_ERRORS / math.sqrt(n_samples)
+
+
+def estimated_proportions(sizes, admit_noise):
+    """The proportions the ``"auto"`` bound admits, or None for the papers'.
+
+    Uneven sizes (:func:`uneven_proportions`): their proportions. Sizes
+    even within sampling noise: None, unless ``admit_noise``; then the most
+    uneven proportions the noise test still calls even (one cluster half
+    the noise spread above ``1/k``, one below, but never below half of
+    ``1/k``: on a few samples the noise would admit empty clusters).
+    """
+    proportions = uneven_proportions(sizes)
+    if proportions is not None or sizes is None or not admit_noise:
+        return proportions
+    sizes = np.asarray(sizes)
+    half = min(noise_spread(float(sizes.sum())) / 2.0, 0.5 / sizes.size)
+    proportions = np.full(sizes.size, 1.0 / sizes.size)
+    proportions[0] -= half
+    proportions[-1] += half
+    return proportions
+
+
+def auto_class_balance(sizes, balance_of, admit_noise=False):
     """The ``class_balance`` of ``"auto"`` for clusters of ``sizes``.
 
     Parameters
@@ -210,7 +239,7 @@ def auto_class_balance(sizes, balance_of):
         else ``balance_of(proportions) + PAPER_CLASS_BALANCE`` (at most 1 for
         :func:`size_balance`).
     """
-    proportions = uneven_proportions(sizes)
+    proportions = estimated_proportions(sizes, admit_noise)
     if proportions is None:
         return PAPER_CLASS_BALANCE
     class_balance = balance_of(proportions) + PAPER_CLASS_BALANCE
@@ -219,7 +248,7 @@ def auto_class_balance(sizes, balance_of):
     return class_balance
 
 
-def size_floors(sizes, n_samples, n_clusters, class_balance):
+def size_floors(sizes, n_samples, n_clusters, class_balance, admit_noise=False):
     """Floors on the smallest clusters, for CPM3C's coordinate-descent solver:
     for every j, the j smallest clusters hold at least ``floors[j - 1]``.
 
@@ -238,7 +267,7 @@ def size_floors(sizes, n_samples, n_clusters, class_balance):
     """
     steps = np.arange(1, n_clusters)
     if class_balance == "auto":
-        proportions = uneven_proportions(sizes)
+        proportions = estimated_proportions(sizes, admit_noise)
         if proportions is not None:
             shares = np.cumsum(np.sort(proportions))[:-1] - (
                 PAPER_CLASS_BALANCE * steps / n_clusters
@@ -273,6 +302,8 @@ def resolve_class_balance(
     seed=None,
     labels=None,
     with_floors=False,
+    with_uneven=False,
+    admit_noise=False,
     **sample,
 ):
     """The bound of a fit: ``class_balance``, or for ``"auto"`` the rule above.
@@ -302,6 +333,14 @@ def resolve_class_balance(
     with_floors : bool, default=False
         Also return the :func:`size_floors` of the same estimate.
 
+    with_uneven : bool, default=False
+        Also return whether the estimate is uneven beyond sampling noise
+        (:func:`uneven_proportions`; False for a number).
+
+    admit_noise : bool, default=False
+        Sizes even within sampling noise admit the noise's imbalance, not
+        the papers' 0.03 (:func:`estimated_proportions`).
+
     **sample
         ``take_rows`` and ``sparse`` of :func:`kmeans_cluster_sizes`.
 
@@ -311,6 +350,9 @@ def resolve_class_balance(
 
     floors : ndarray of shape (n_clusters - 1,)
         Only with ``with_floors``.
+
+    uneven : bool
+        Only with ``with_uneven``.
     """
     sizes = None
     if class_balance == "auto":
@@ -318,9 +360,14 @@ def resolve_class_balance(
             sizes = np.bincount(labels, minlength=n_clusters)
         else:
             sizes = kmeans_cluster_sizes(X, n_clusters, seed, **sample)
-        bound = auto_class_balance(sizes, balance_of)
+        bound = auto_class_balance(sizes, balance_of, admit_noise)
     else:
         bound = float(class_balance)
-    if not with_floors:
-        return bound
-    return bound, size_floors(sizes, X.shape[0], n_clusters, class_balance)
+    extras = []
+    if with_floors:
+        extras.append(
+            size_floors(sizes, X.shape[0], n_clusters, class_balance, admit_noise)
+        )
+    if with_uneven:
+        extras.append(uneven_proportions(sizes) is not None)
+    return (bound, *extras) if extras else bound

@@ -16,9 +16,11 @@ from mmc._balance import (
     PAPER_CLASS_BALANCE,
     auto_class_balance,
     bound_prices,
+    estimated_proportions,
     floor_of,
     kmeans_cluster_sizes,
     margin_balance,
+    resolve_class_balance,
     size_balance,
     size_floors,
 )
@@ -70,6 +72,64 @@ def test_even_sizes_within_noise_keep_the_paper_bound():
         1 - 3 * 100 / 700 + 0.03
     )
     assert auto_class_balance([1000, 1], size_balance) == 1.0
+
+
+def test_admit_noise_gives_even_sizes_the_noise_as_bound():
+    n = 400  # noise spread 3 / sqrt(400) = 0.15
+    # Even within the noise: the most uneven proportions still called even.
+    np.testing.assert_allclose(
+        estimated_proportions([230, 170], admit_noise=True), [0.425, 0.575]
+    )
+    assert estimated_proportions([230, 170], admit_noise=False) is None
+    assert auto_class_balance([230, 170], size_balance, admit_noise=True) == (
+        pytest.approx(0.15 + PAPER_CLASS_BALANCE)
+    )
+    assert auto_class_balance([200, 200], margin_balance, admit_noise=True) == (
+        pytest.approx(0.30 + PAPER_CLASS_BALANCE)
+    )
+    # Uneven sizes: their own proportions, with or without it.
+    for admit in (False, True):
+        assert auto_class_balance([241, 159], size_balance, admit_noise=admit) == (
+            pytest.approx(0.205 + 0.03)
+        )
+    # No estimate (large sparse data): the papers' bound.
+    assert auto_class_balance(None, size_balance, admit_noise=True) == 0.03
+    # k clusters: one cluster half the spread below 1/k, one above; on few
+    # samples the smallest keeps half its even share.
+    k_even = estimated_proportions([n // 4] * 4, admit_noise=True)
+    np.testing.assert_allclose(k_even, [0.25 - 0.075, 0.25, 0.25, 0.25 + 0.075])
+    np.testing.assert_allclose(
+        estimated_proportions([2, 2, 2], admit_noise=True), [1 / 6, 1 / 3, 1 / 2]
+    )
+    floors = size_floors([100] * 4, n, 4, "auto", admit_noise=True)
+    assert floors[0] == pytest.approx(n * (0.175 - PAPER_CLASS_BALANCE / 4))
+    assert n == sum([230, 170])
+
+
+def test_resolve_class_balance_says_whether_the_estimate_is_uneven():
+    X, _ = _blobs([300, 100])
+    bound, uneven = resolve_class_balance(
+        "auto", X, 2, size_balance, seed=0, with_uneven=True, admit_noise=True
+    )
+    assert uneven and bound == pytest.approx(1 - 2 * 100 / 400 + 0.03, abs=0.05)
+    X, _ = _blobs([200, 200])
+    bound, floors, uneven = resolve_class_balance(
+        "auto",
+        X,
+        2,
+        size_balance,
+        seed=0,
+        with_floors=True,
+        with_uneven=True,
+        admit_noise=True,
+    )
+    assert not uneven
+    assert bound == pytest.approx(0.03 + 0.15)
+    assert floors[0] == pytest.approx((1 - bound) * 400 / 2)
+    assert resolve_class_balance(0.2, X, 2, size_balance, with_uneven=True) == (
+        0.2,
+        False,
+    )
 
 
 def test_kmeans_cluster_sizes_are_the_same_for_dense_csr_and_float32():

@@ -64,22 +64,8 @@ _PRECOMPUTED_CHECKS = {
 }
 
 
-# ODMC bounds the labels themselves (|mean_i y_i| <= class_balance_), and
-# check_clustering's 50 samples of three even blobs look even to the k-means
-# estimate of class_balance="auto" (33:17 is within sampling noise at 50
-# samples), so the bound is the papers' 0.03 and the split 25:25, which cuts
-# a blob (adjusted Rand index 0.33 < 0.4). CPMMC's bound is on the mean
-# decision value and lets the 33:17 split through. ODMC(class_balance=0.3)
-# passes (tests/test_odmc_offset.py).
-_LABEL_BALANCE_CHECKS = {
-    "check_clustering": "three even blobs in two clusters at the bound 0.03"
-}
-
-
 def _expected_failed_checks(estimator):
     expected = {}
-    if isinstance(estimator, ODMC) and estimator.class_balance == "auto":
-        expected.update(_LABEL_BALANCE_CHECKS)
     if hasattr(estimator, "n_clusters"):
         expected.update({name: "sets n_clusters=1" for name in _SINGLE_CLUSTER_CHECKS})
     if getattr(estimator, "kernel", None) == "precomputed":

@@ -6,11 +6,14 @@ here with the working set of the same samples with the constant feature
 appended explicitly, dense and CSR.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from _data import random_X
 from sklearn.datasets import make_blobs
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import adjusted_rand_score
 from sklearn.preprocessing import StandardScaler
 
@@ -106,7 +109,9 @@ def test_uneven_clusters_are_found_with_the_defaults(shift):
 def test_even_clusters_keep_the_hyperplane_through_the_mean():
     X, y = _uneven_blobs(1, shift=3.0)
     est = ODMC(random_state=0).fit(X)
-    assert est.class_balance_ == PAPER_CLASS_BALANCE
+    # Even within sampling noise: the bound admits the noise (3 / sqrt(n)),
+    # and no offset.
+    assert est.class_balance_ == pytest.approx(PAPER_CLASS_BALANCE + 3 / np.sqrt(2000))
     assert est.intercept_scaling_ == 0.0
     # Through the mean, unless the balance moved the threshold (it does not
     # here: the clusters are even).
@@ -133,15 +138,33 @@ def test_intercept_scaling_is_validated():
         ODMC(intercept_scaling="large").fit(X)
 
 
-def test_three_small_blobs_need_a_looser_bound():
+def test_three_small_blobs_are_not_cut_by_the_bound():
     # scikit-learn's check_clustering data: 50 samples of three even blobs.
     # Their k-means split into two (33:17) is within sampling noise of an
-    # even one at 50 samples, so "auto" keeps the papers' 0.03, and the hard
-    # bound on the labels cuts a blob; a bound of 0.3 lets the blobs be.
+    # even one at 50 samples; "auto" admits that noise (3 / sqrt(50)), so the
+    # bound on the labels no longer cuts a blob as the papers' 0.03 does.
     X, y = make_blobs(n_samples=50, random_state=1)
     X = StandardScaler().fit_transform(X)
     est = ODMC(random_state=0).fit(X)
-    assert est.class_balance_ == PAPER_CLASS_BALANCE
-    assert sorted(np.bincount(est.labels_)) == [25, 25]
-    loose = ODMC(class_balance=0.3, random_state=0).fit(X)
-    assert adjusted_rand_score(y, loose.labels_) > 0.4
+    assert est.class_balance_ == pytest.approx(PAPER_CLASS_BALANCE + 3 / np.sqrt(50))
+    assert est.intercept_scaling_ == 0.0
+    assert adjusted_rand_score(y, est.labels_) > 0.4
+    # The papers' bound stays reachable, and splits 25:25.
+    paper = ODMC(class_balance=PAPER_CLASS_BALANCE, random_state=0).fit(X)
+    assert sorted(np.bincount(paper.labels_)) == [25, 25]
+    assert adjusted_rand_score(y, paper.labels_) < 0.4
+
+
+@pytest.mark.parametrize(
+    "class_balance, expected", [(0.03, 0.0), (0.3, 1.0), ("auto", 0.0)]
+)
+def test_auto_offset_follows_a_fixed_bound_or_the_estimate(class_balance, expected):
+    # Even blobs: "auto" finds them even (no offset although its bound is
+    # above 0.03); a number above the papers' 0.03 admits uneven clusters.
+    X, _ = _uneven_blobs(1)
+    est = ODMC(class_balance=class_balance, max_iter=20, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        est.fit(X)
+    assert est.intercept_scaling_ == expected
+    assert (est.class_balance_ > PAPER_CLASS_BALANCE) == (class_balance != 0.03)
