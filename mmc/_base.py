@@ -120,7 +120,7 @@ class _BaseMMC(ClusterMixin, BaseEstimator):
                 f"init given as an array must hold exactly {n_clusters} distinct "
                 f"labels (one per cluster); got {values.size}."
             )
-        if self.n_init != 1:
+        if self.n_init not in (1, "auto"):
             warn(
                 f"init is an array of initial labels: fitting one run from them "
                 f"instead of n_init={self.n_init}.",

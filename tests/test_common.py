@@ -229,8 +229,13 @@ def test_initial_labels_as_array(Estimator):
     X, y = two_blobs(distance=6.0)
     est = Estimator(init=y, n_init=1).fit(X)
     assert clustering_error(y, est.labels_) == 0.0
-    with pytest.warns(RuntimeWarning, match=f"n_init={Estimator().n_init}"):
-        Estimator(init=y).fit(X)
+    with pytest.warns(RuntimeWarning, match="n_init=3"):
+        Estimator(init=y, n_init=3).fit(X)
+    if Estimator().n_init == "auto":
+        # "auto" asks for no number of runs: one run from the labels, silently.
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", RuntimeWarning)
+            Estimator(init=y).fit(X)
     with pytest.raises(ValueError, match="shape"):
         Estimator(init=y[:-1], n_init=1).fit(X)
     with pytest.raises(ValueError, match="exactly 2 distinct labels"):

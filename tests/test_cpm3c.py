@@ -131,6 +131,50 @@ def test_restarts_keep_the_lowest_objective():
     assert best.objective_ <= min(singles) + 1e-12
 
 
+@pytest.mark.parametrize(
+    "params, n_runs",
+    [
+        ({"n_clusters": 3}, 1),
+        ({"n_clusters": 3, "init": "kmeans"}, 1),
+        ({"n_clusters": 2}, 4),
+        ({"n_clusters": 3, "init": "random"}, 4),
+        ({"n_clusters": 3, "solver": "cutting-plane"}, 4),
+        ({"n_clusters": 3, "n_init": 2}, 2),
+    ],
+)
+def test_auto_n_init_runs_the_kmeans_start_alone_for_k_clusters(
+    params, n_runs, monkeypatch
+):
+    import mmc._cpm3c as cpm3c_module
+
+    runs = []
+    original = CPM3C._run
+
+    def counted(self, *args, **kwargs):
+        runs.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(cpm3c_module.CPM3C, "_run", counted)
+    X, _ = blobs(params["n_clusters"], distance=4.0, seed=1)
+    est = CPM3C(random_state=0, **params).fit(X)
+    assert len(runs) >= n_runs  # a cutting-plane run may be repeated pinned
+    assert est._resolve_n_init() == n_runs
+    if params.get("solver") != "cutting-plane":
+        assert len(runs) == n_runs
+
+
+def test_auto_n_init_is_the_first_of_four_starts_for_k_clusters():
+    # The k-means start draws the first seed either way: n_init="auto" on
+    # three clusters is the run of n_init=4 from its first start.
+    X, _ = blobs(3, distance=3.0, seed=4)
+    auto = CPM3C(n_clusters=3, random_state=0).fit(X)
+    first = CPM3C(n_clusters=3, n_init=4, random_state=0)
+    first._start_methods = lambda: ["kmeans"]
+    first.fit(X)
+    np.testing.assert_array_equal(auto.labels_, first.labels_)
+    assert auto.objective_ == first.objective_
+
+
 def test_sparse_and_dense_input_agree():
     X, y = make_sparse_clusters(
         n_samples=300, n_features=200, nnz_per_row=15, separation=0.8, random_state=0
