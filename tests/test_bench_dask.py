@@ -14,9 +14,9 @@ from mmc.bench import _dask as dask_bench  # noqa: E402
 
 def test_small_run_times_every_dask_estimator_in_every_form(tmp_path, monkeypatch):
     # Two small sizes in blocks of 2,000 rows keep the LocalCluster run short.
-    monkeypatch.setattr(dask_bench, "QUICK_SIZES", (3_000, 6_000))
+    monkeypatch.setattr(dask_bench, "QUICK_SIZES", (3_000, 6_000, 8_000))
     monkeypatch.setattr(dask_bench, "BLOCK_ROWS", 2_000)
-    result = dask_bench.run(quick=True, data_dir=str(tmp_path))
+    result = dask_bench.run(quick=True, data_dir=str(tmp_path), max_rows=7_000)
     assert list(result["estimators"]) == list(dask_bench.ESTIMATORS)
     for name, record in result["estimators"].items():
         assert [row["n_samples"] for row in record["rows"]] == [3_000, 6_000]
@@ -78,3 +78,8 @@ def test_estimators_without_dask_support_are_refused(tmp_path):
     assert "the dask suite runs only CPMMC, CPM3C, MultivariateMMC" in result.stderr
     assert "EvoMMC" in result.stderr
     assert not (tmp_path / "out" / "results.json").exists()
+
+
+def test_max_rows_below_every_size_is_refused():
+    with pytest.raises(SystemExit, match="below the smallest size, 100000"):
+        dask_bench.run(max_rows=50_000)

@@ -100,6 +100,13 @@ def _parser():
         "(default: the system's temporary directory)",
     )
     parser.add_argument(
+        "--max-rows",
+        type=int,
+        default=None,
+        help="the dask suite's largest data set (default: all sizes, up to "
+        "10,000,000 rows)",
+    )
+    parser.add_argument(
         "--estimators",
         default=None,
         help="comma-separated estimators to run (default: all of "
@@ -239,6 +246,7 @@ def _run_dask(args):
         data_dir=args.data_dir,
         progress=_progress("sizes"),
         estimators=None if args.estimators is None else args.estimators.split(","),
+        max_rows=args.max_rows,
     )
     results["seconds"] = time.perf_counter() - start
     with tempfile.TemporaryDirectory(dir=args.out) as staging:

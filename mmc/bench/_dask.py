@@ -162,8 +162,17 @@ def check_estimators(names):
     return tuple(name for name in ESTIMATORS if name in names)
 
 
-def run(quick=False, random_state=0, data_dir=None, progress=None, estimators=None):
+def run(
+    quick=False,
+    random_state=0,
+    data_dir=None,
+    progress=None,
+    estimators=None,
+    max_rows=None,
+):
     """Run the measurements; returns a dict (see the module docstring).
+
+    ``max_rows`` leaves out the sizes above it (None: every size).
 
     Every estimator fits the same data: per size, a zarr store is written
     once; the in-memory and persisted fits of every estimator come first,
@@ -175,6 +184,13 @@ def run(quick=False, random_state=0, data_dir=None, progress=None, estimators=No
 
     names = check_estimators(estimators)
     sizes = QUICK_SIZES if quick else SIZES
+    if max_rows is not None:
+        sizes = tuple(n for n in sizes if n <= max_rows)
+        if not sizes:
+            raise SystemExit(
+                f"error: --max-rows {max_rows} is below the smallest size, "
+                f"{min(QUICK_SIZES if quick else SIZES)}"
+            )
     in_memory_limit = max(QUICK_SIZES) if quick else IN_MEMORY_LIMIT
     directory = tempfile.mkdtemp(prefix="mmc-dask-bench-", dir=data_dir)
     records = {name: [] for name in names}
