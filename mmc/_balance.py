@@ -18,9 +18,10 @@ k-means on the data (:func:`kmeans_cluster_sizes`):
   k-means clustering, plus the papers' 0.03 (:func:`auto_class_balance`),
   so that clusters as unequal as k-means found are allowed, and the margin
   decides between them and anything more even;
-* with ``admit_noise`` (ODMC), an even estimate admits the noise itself:
-  the balance term of the most uneven proportions the test still calls
-  even, plus 0.03 (:func:`estimated_proportions`);
+* with ``admit_noise`` (ODMC with the linear kernel), an even estimate
+  admits the noise itself: the balance term of the most uneven
+  proportions the test still calls even, plus 0.03
+  (:func:`estimated_proportions`);
 * sparse data of more than ``SAMPLE_ROWS`` rows keep the papers' 0.03: a
   sample of them does not show the clusters reliably, and k-means on every
   row would cost more than the fit (:func:`kmeans_cluster_sizes`).

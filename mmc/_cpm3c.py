@@ -193,7 +193,8 @@ class CPM3C(_CuttingPlaneEstimator):
         error was 17.7% against 18.4% with four starts, at 2.0 against 6.6
         times KMeans's median fit time (``bench/studies/cpm3c_starts.md``).
         With two clusters the four starts lower the mean error of the
-        robustness suite's 57 two-class cases from 12.0% to 10.8%.
+        robustness suite's 57 two-class cases from 12.0% to 10.8%
+        (``bench/studies/cpm3c_dual.md``).
 
     solver : {"auto", "coordinate-descent", "cutting-plane"}, default="auto"
         How the runs are solved (see above). ``"auto"`` is

@@ -168,3 +168,18 @@ def test_auto_offset_follows_a_fixed_bound_or_the_estimate(class_balance, expect
         est.fit(X)
     assert est.intercept_scaling_ == expected
     assert (est.class_balance_ > PAPER_CLASS_BALANCE) == (class_balance != 0.03)
+
+
+def test_even_estimates_keep_the_papers_bound_with_a_kernel():
+    # Only the linear ODMC admits the sampling noise on even estimates.
+    X, _ = make_blobs(n_samples=50, random_state=1)
+    X = StandardScaler().fit_transform(X)
+    linear = ODMC(max_iter=20, random_state=0)
+    rbf = ODMC(kernel="rbf", max_iter=20, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        linear.fit(X)
+        rbf.fit(X)
+    assert linear.class_balance_ == pytest.approx(PAPER_CLASS_BALANCE + 3 / np.sqrt(50))
+    assert rbf.class_balance_ == PAPER_CLASS_BALANCE
+    assert rbf.intercept_scaling_ == 0.0

@@ -326,8 +326,9 @@ def markdown(result, figure):
     out = [
         "# Fits on Dask arrays",
         "",
-        f"`python -I -m mmc.bench dask`: {', '.join(names)} (default parameters; "
-        "CPM3C with `n_clusters=2`) on two "
+        f"`python -I -m mmc.bench dask`: {', '.join(names)} (default parameters"
+        + ("; CPM3C with `n_clusters=2`" if "CPM3C" in names else "")
+        + ") on two "
         f"Gaussian clusters in {result['n_features']} float32 features, blocks "
         f"of {result['block_rows']} rows, on a LocalCluster of "
         f"{result['workers']} single-threaded worker processes with a memory "
