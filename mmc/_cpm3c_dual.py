@@ -150,9 +150,12 @@ class DualMulticlassSVM:
             X, x_mean, n_clusters, floors, intercept_scale, relabel, tol, seed
         )
         n_samples = X.shape[0]
-        self._x_dot_mean, self._centred_sq_norms = centred_row_stats(
+        self._x_dot_mean, centred_sq_norms = centred_row_stats(
             X, self.x_mean, self._mean_sq_norm
         )
+        # The squared norms of the rows as the kernel sees them, with the
+        # constant feature: fixed for the run.
+        self._sq_norms = centred_sq_norms + self.intercept_scale**2
         self._epochs = row_kernel(X, dual_epochs)
         self._remove = row_kernel(X, remove_samples)
         self._assign = row_kernel(X, assign)
@@ -226,7 +229,7 @@ class DualMulticlassSVM:
         self._n_solves += 1
         n_epochs, violation = self._epochs(
             self._x_dot_mean,
-            self._centred_sq_norms + self.intercept_scale**2,
+            self._sq_norms,
             self.assignment,
             self.alpha,
             self.W_T,

@@ -57,8 +57,9 @@ from mmc._cpm3c_dual import MAX_EPOCHS, DualMulticlassSVM, centred_row_stats
 def _start_block(block, first_row, shared):
     """A block's state at a start: each row at its nearest centre and its
     runner-up the nearest other (``start_assignment``), ``x_i . mean`` and
-    the centred squared norms (``centred_row_stats``)."""
-    x_mean, mean_sq_norm, centres, n_clusters = shared
+    the centred squared norms (``centred_row_stats``) plus the square of
+    the constant feature, ``intercept_scale``."""
+    x_mean, mean_sq_norm, intercept_scale, centres, n_clusters = shared
     n_rows = block.shape[0]
     start = SimpleNamespace(X=block, _assign=row_kernel(block, assign))
     add_assignment_buffers(start, n_rows)
@@ -67,7 +68,8 @@ def _start_block(block, first_row, shared):
     state = {
         "first_row": first_row,
         "x_dot_mean": x_dot_mean,
-        "sq_norms": sq_norms,
+        # With the constant feature, as the kernel sees them: once a run.
+        "sq_norms": sq_norms + intercept_scale**2,
         "alpha": np.zeros((n_rows, n_clusters)),
         "assignment": start.assignment,
         "runner": runner,
@@ -95,7 +97,7 @@ def _round_block(block, state, carry, shared, round_):
     violation = dual_round(
         *rows(block),
         state["x_dot_mean"],
-        state["sq_norms"] + intercept_scale**2,
+        state["sq_norms"],
         state["assignment"],
         state["alpha"],
         W_T,
@@ -196,7 +198,13 @@ class DaskDualMulticlassSVM(DualMulticlassSVM):
         (as :func:`mmc._cpm3c_constraints.start_assignment` does)."""
         centres, _ = state
         first_rows = [int(r) for r in self.X.starts[:-1]]
-        shared = (self.x_mean, self._mean_sq_norm, centres, self.n_clusters)
+        shared = (
+            self.x_mean,
+            self._mean_sq_norm,
+            self.intercept_scale,
+            centres,
+            self.n_clusters,
+        )
         self.states, counts = self.X.step(_start_block, first_rows, *shared)
         self.counts = sum(counts)
 

@@ -66,6 +66,7 @@ except Captured:
 svm = captured["svm"]
 print(f"samples moved before the solve: {moved[0]}; v = {captured['v'].round(2)}")
 epochs = row_kernel(X, dual_epochs)
+centred_sq_norms = d.centred_row_stats(X, svm.x_mean, svm._mean_sq_norm)[1]
 
 
 def run(order, s, first=None, max_epochs=d.MAX_EPOCHS):
@@ -84,7 +85,7 @@ def run(order, s, first=None, max_epochs=d.MAX_EPOCHS):
             continue
         rows, rounds = (N, 1) if spec == "one" else map(int, spec.split("x"))
         done, violation = epochs(
-            svm._x_dot_mean, svm._centred_sq_norms + s**2, captured["assignment"],
+            svm._x_dot_mean, centred_sq_norms + s**2, captured["assignment"],
             alpha, W_T, mean_coef, W_dot_mean, v, s, svm._mean_sq_norm,
             svm.C / N, captured["seed"], n_epochs, tol, rows, rounds,
         )  # fmt: skip
