@@ -72,6 +72,9 @@ def _assign(X, centres, labels=None, with_sums=True):
         labels,
         nearest,
         sums,
+        np.zeros(0),  # no bounds (tests/test_core_kmeans_bounds.py has them)
+        np.zeros(0),
+        np.zeros(0),
     )
     return labels, nearest, sums, n_changed, norms, rel
 

@@ -17,9 +17,17 @@ accumulate from contiguous memory.
 The discrete choices (nearest centre, zero distances) use the rounding
 tolerances of mmc._kmeans, which bound the error of these products however
 they are summed.
+
+A run of Lloyd steps can carry Hamerly's bounds (Hamerly, "Making k-means
+even faster", SDM 2010) from one :func:`assign` to the next: a sample whose
+bounds prove, with the rounding tolerance, that the tie rule would give it
+its label again is not compared with the centres. The labels and the sums
+are those of a pass that compares every sample, to the last bit.
 """
 
 from cython cimport floating
+from libc.float cimport DBL_EPSILON
+from libc.math cimport INFINITY, fmax, sqrt
 from libc.stdlib cimport free, malloc
 
 from mmc._core._common cimport (
@@ -33,155 +41,12 @@ from mmc._core._common cimport (
     check_interrupts,
 )
 
+# The block products (_dense_block, _block_scores) and their helpers are
+# declared inline in _kmeans.pxd.
 
-# Rows of a dense X whose products are computed together (see _dense_block).
-cdef enum:
-    BLOCK = 4
-
-
-cdef inline double *_matrix(const double[:, ::1] M) noexcept nogil:
-    # NULL for an empty matrix (no features): never read then.
-    return <double *> &M[0, 0] if M.shape[0] > 0 and M.shape[1] > 0 else NULL
-
-
-cdef inline void _dense_block(
-        const floating *x, Py_ssize_t n_features, const double *V_T,
-        Py_ssize_t n_vectors, double *scores,
-) noexcept nogil:
-    """``scores[r * n_vectors + p] = x_r . v_p`` for the BLOCK dense rows
-    x_r from ``x`` (row-major) and V_T of shape (n_features, n_vectors).
-
-    Four rows times four vectors are accumulated at once in sixteen locals
-    (registers), each in the order of the features as in
-    :func:`_row_scores`: the same sums, which skips the zeros (adding
-    ``0 * v`` to a sum leaves it unchanged), at a fraction of the loads.
-    """
-    cdef:
-        Py_ssize_t j, p
-        const floating *x0 = x
-        const floating *x1 = x + n_features
-        const floating *x2 = x + 2 * n_features
-        const floating *x3 = x + 3 * n_features
-        const double *v
-        double a0, a1, a2, a3, b0, b1, b2, b3, c0, c1, c2, c3, d0, d1, d2, d3
-        double y0, y1, y2, y3, w0, w1, w2, w3
-    p = 0
-    while p + 4 <= n_vectors:
-        a0 = a1 = a2 = a3 = b0 = b1 = b2 = b3 = 0.0
-        c0 = c1 = c2 = c3 = d0 = d1 = d2 = d3 = 0.0
-        for j in range(n_features):
-            v = V_T + j * n_vectors + p
-            w0 = v[0]
-            w1 = v[1]
-            w2 = v[2]
-            w3 = v[3]
-            y0 = x0[j]
-            y1 = x1[j]
-            y2 = x2[j]
-            y3 = x3[j]
-            a0 += y0 * w0
-            a1 += y0 * w1
-            a2 += y0 * w2
-            a3 += y0 * w3
-            b0 += y1 * w0
-            b1 += y1 * w1
-            b2 += y1 * w2
-            b3 += y1 * w3
-            c0 += y2 * w0
-            c1 += y2 * w1
-            c2 += y2 * w2
-            c3 += y2 * w3
-            d0 += y3 * w0
-            d1 += y3 * w1
-            d2 += y3 * w2
-            d3 += y3 * w3
-        scores[p] = a0
-        scores[p + 1] = a1
-        scores[p + 2] = a2
-        scores[p + 3] = a3
-        scores[n_vectors + p] = b0
-        scores[n_vectors + p + 1] = b1
-        scores[n_vectors + p + 2] = b2
-        scores[n_vectors + p + 3] = b3
-        scores[2 * n_vectors + p] = c0
-        scores[2 * n_vectors + p + 1] = c1
-        scores[2 * n_vectors + p + 2] = c2
-        scores[2 * n_vectors + p + 3] = c3
-        scores[3 * n_vectors + p] = d0
-        scores[3 * n_vectors + p + 1] = d1
-        scores[3 * n_vectors + p + 2] = d2
-        scores[3 * n_vectors + p + 3] = d3
-        p += 4
-    # The last vectors (fewer than four): two, then one at a time.
-    if p + 2 <= n_vectors:
-        a0 = a1 = b0 = b1 = c0 = c1 = d0 = d1 = 0.0
-        for j in range(n_features):
-            v = V_T + j * n_vectors + p
-            w0 = v[0]
-            w1 = v[1]
-            y0 = x0[j]
-            y1 = x1[j]
-            y2 = x2[j]
-            y3 = x3[j]
-            a0 += y0 * w0
-            a1 += y0 * w1
-            b0 += y1 * w0
-            b1 += y1 * w1
-            c0 += y2 * w0
-            c1 += y2 * w1
-            d0 += y3 * w0
-            d1 += y3 * w1
-        scores[p] = a0
-        scores[p + 1] = a1
-        scores[n_vectors + p] = b0
-        scores[n_vectors + p + 1] = b1
-        scores[2 * n_vectors + p] = c0
-        scores[2 * n_vectors + p + 1] = c1
-        scores[3 * n_vectors + p] = d0
-        scores[3 * n_vectors + p + 1] = d1
-        p += 2
-    while p < n_vectors:
-        a0 = b0 = c0 = d0 = 0.0
-        for j in range(n_features):
-            w0 = V_T[j * n_vectors + p]
-            a0 += x0[j] * w0
-            b0 += x1[j] * w0
-            c0 += x2[j] * w0
-            d0 += x3[j] * w0
-        scores[p] = a0
-        scores[n_vectors + p] = b0
-        scores[2 * n_vectors + p] = c0
-        scores[3 * n_vectors + p] = d0
-        p += 1
-
-
-cdef inline Py_ssize_t _block_scores(
-        const floating *data, const int *indices, const int *indptr,
-        Py_ssize_t n_samples, Py_ssize_t n_features, Py_ssize_t i0,
-        const double *V_T, Py_ssize_t n_vectors, double *scores,
-) noexcept nogil:
-    """``scores[r * n_vectors + p] = x_{i0 + r} . v_p`` for the rows i0 ..
-    i0 + BLOCK - 1 (fewer at the end of X); returns their number."""
-    cdef Py_ssize_t r, p, start, end
-    cdef Py_ssize_t n_rows = min(<Py_ssize_t> BLOCK, n_samples - i0)
-    if indices == NULL and n_rows == BLOCK:
-        _dense_block(data + i0 * n_features, n_features, V_T, n_vectors, scores)
-        return n_rows
-    for r in range(n_rows):
-        for p in range(n_vectors):
-            scores[r * n_vectors + p] = 0.0
-        _row_span(indptr, n_features, i0 + r, &start, &end)
-        _row_scores(data, indices, start, end, V_T, n_vectors, scores + r * n_vectors)
-    return n_rows
-
-
-cdef inline Py_ssize_t _stored(
-        const int *indptr, Py_ssize_t n_features, Py_ssize_t i0, Py_ssize_t n_rows,
-) noexcept nogil:
-    """Number of stored values of the rows i0 .. i0 + n_rows - 1 (work count)."""
-    if indptr == NULL:
-        return n_rows * n_features
-    return indptr[i0 + n_rows] - indptr[i0]
+# Relative growth (shrinkage) of an upper (lower) bound at each update: more
+# than the rounding of the few operations that make it.
+cdef double BOUND_SLACK = 8.0 * DBL_EPSILON
 
 
 cdef inline double _max(const double[::1] values) noexcept nogil:
@@ -223,6 +88,51 @@ cdef inline void _label(
     nearest[i] = lowest
 
 
+cdef inline bint _bounds_hold(
+        double *upper, double *lower, int label, const double *shifts,
+        Py_ssize_t farthest, double top_shift, double next_shift, double tol,
+) noexcept nogil:
+    """Move the bounds of a sample by the shifts of the centres; whether
+    they prove its label unchanged without computing its distances.
+
+    ``upper`` bounds its distance to its centre, ``lower`` its distances to
+    every other centre (Hamerly, 2010): a centre that moved by s changes a
+    distance by at most s. Every exact squared distance differs from its
+    computed value by at most ``tol / 2`` (``tol`` the sample's rounding
+    bound, see :func:`_label`), so ``lower^2 - upper^2 > 2 tol`` proves that
+    every other centre is computed farther than the label's by more than
+    ``tol``: the label would be chosen again. The margin of ``3 tol`` covers
+    the rounding of ``lower^2 - upper^2`` (below ``8 eps`` times the squared
+    scale of the sample, ``tol`` being at least ``12 eps`` times it), and
+    the factors ``1 +- BOUND_SLACK`` the rounding of the updates, so that
+    the bounds stay bounds.
+    """
+    if label < 0:
+        return False
+    upper[0] = (upper[0] + shifts[label]) * (1.0 + BOUND_SLACK)
+    lower[0] = (lower[0] - (next_shift if label == farthest else top_shift)) * (
+        1.0 - BOUND_SLACK
+    )
+    return lower[0] > 0.0 and lower[0] * lower[0] - upper[0] * upper[0] > 3.0 * tol
+
+
+cdef inline void _reset_bounds(
+        const double *values, Py_ssize_t n_clusters, int label, double norm,
+        double tol, double *upper, double *lower,
+) noexcept nogil:
+    """Bounds of a sample from its computed ``|c|^2 - 2 x.c`` (``values``):
+    each exact squared distance is within ``tol / 2`` of ``norm + value``
+    (the computed ``|x|^2`` within ``tol / 4`` of its own), and the margin
+    of ``2 tol`` also covers the rounding of these sums."""
+    cdef Py_ssize_t p
+    cdef double second = INFINITY
+    for p in range(n_clusters):
+        if p != label and values[p] < second:
+            second = values[p]
+    upper[0] = sqrt(fmax(norm + values[label] + 2.0 * tol, 0.0)) * (1.0 + BOUND_SLACK)
+    lower[0] = sqrt(fmax(norm + second - 2.0 * tol, 0.0)) * (1.0 - BOUND_SLACK)
+
+
 cdef int _assign(
         const floating *data,
         const int *indices,
@@ -236,37 +146,90 @@ cdef int _assign(
         int[::1] labels,
         double[::1] nearest,
         double[:, ::1] sums,
+        double *upper,
+        double *lower,
+        const double *shifts,
         double *scores,
         Py_ssize_t *n_changed,
 ) except -1 nogil:
     """The loop of :func:`assign` (see there), with ``scores`` of length
-    BLOCK * k."""
+    BLOCK * k; ``upper`` is NULL without bounds, ``shifts`` NULL for a pass
+    that computes every sample (and sets the bounds)."""
     cdef:
         Py_ssize_t n_clusters = centre_norms.shape[0]
         bint accumulate = sums.shape[0] > 0
-        Py_ssize_t i, i0, r, n_rows, start, end, best, work = 0
+        Py_ssize_t i, i0, r, p, n_rows, n_open, start, end, best, work = 0
+        Py_ssize_t farthest = 0
+        double top_shift = 0.0, next_shift = 0.0
         double tol_scale = _max(centre_norms)
+        double tol
+        bint open_rows[BLOCK]
         const double *C_T = _matrix(centres_T)
         double *S = _matrix(sums) if accumulate else NULL
+    if shifts != NULL:
+        # The two largest shifts: a sample's other centres moved by at most
+        # the largest, or the next one when its own centre moved most.
+        for p in range(n_clusters):
+            if shifts[p] > top_shift:
+                next_shift = top_shift
+                top_shift = shifts[p]
+                farthest = p
+            elif shifts[p] > next_shift:
+                next_shift = shifts[p]
     i0 = 0
     while i0 < n_samples:
-        n_rows = _block_scores(
-            data, indices, indptr, n_samples, n_features, i0, C_T, n_clusters,
-            scores,
-        )
+        n_rows = min(<Py_ssize_t> BLOCK, n_samples - i0)
+        n_open = n_rows
+        if shifts != NULL:
+            n_open = 0
+            for r in range(n_rows):
+                i = i0 + r
+                open_rows[r] = not _bounds_hold(
+                    upper + i, lower + i, labels[i], shifts, farthest, top_shift,
+                    next_shift, rel * (norms[i] + tol_scale),
+                )
+                n_open += open_rows[r]
+        if n_open == n_rows or (n_open > 1 and indices == NULL):
+            # The whole block (four dense rows cost little more than one).
+            _block_scores(
+                data, indices, indptr, n_samples, n_features, i0, C_T, n_clusters,
+                scores,
+            )
+            for r in range(n_rows):
+                open_rows[r] = True
+        elif n_open > 0:
+            for r in range(n_rows):
+                if open_rows[r]:
+                    for p in range(n_clusters):
+                        scores[r * n_clusters + p] = 0.0
+                    _row_span(indptr, n_features, i0 + r, &start, &end)
+                    _row_scores(
+                        data, indices, start, end, C_T, n_clusters,
+                        scores + r * n_clusters,
+                    )
         for r in range(n_rows):
             i = i0 + r
-            _label(
-                scores + r * n_clusters, n_clusters, centre_norms,
-                rel * (norms[i] + tol_scale), i, labels, nearest, n_changed,
-            )
+            if n_open > 0 and open_rows[r]:
+                tol = rel * (norms[i] + tol_scale)
+                _label(
+                    scores + r * n_clusters, n_clusters, centre_norms, tol, i,
+                    labels, nearest, n_changed,
+                )
+                if upper != NULL:
+                    _reset_bounds(
+                        scores + r * n_clusters, n_clusters, labels[i], norms[i],
+                        tol, upper + i, lower + i,
+                    )
             best = labels[i]
             if accumulate:
                 # Row by row, in sample order: each sum is accumulated in the
                 # order of the samples, as the one-hot sparse product did.
                 _row_span(indptr, n_features, i, &start, &end)
                 _row_axpy(1.0, data, indices, start, end, S + best * n_features)
-        work += (_stored(indptr, n_features, i0, n_rows) + 2 * n_rows) * n_clusters
+        work += (
+            (_stored(indptr, n_features, i0, n_rows) + 2 * n_rows) * n_clusters
+            if n_open > 0 else 4 * n_rows
+        )
         i0 += n_rows
         if work >= INTERRUPT_CHECK_WORK:
             work = 0
@@ -286,6 +249,9 @@ def assign(
         int[::1] labels,                      # INOUT, (n_samples,)
         double[::1] nearest,                  # OUT, (n_samples,)
         double[:, ::1] sums,                  # INOUT, (n_clusters, n_features)
+        double[::1] upper,                    # INOUT, (n_samples,) or (0,)
+        double[::1] lower,                    # INOUT, (n_samples,) or (0,)
+        const double[::1] shifts,             # IN, (n_clusters,) or (0,)
 ):
     """Nearest centre of every sample, ties within rounding to the first.
 
@@ -324,6 +290,20 @@ def assign(
         in the order of the samples (zero it first to get the sums of the
         clusters); of shape (0, 0) to skip the sums.
 
+    upper, lower : ndarrays of shape (n_samples,) or (0,), dtype=float64
+        Bounds on each sample's distance to the centre of its label and to
+        every other centre, for a run of Lloyd steps (Hamerly's bounds):
+        set by a pass without ``shifts``, moved by the ``shifts`` and reset
+        where recomputed by the next ones. A sample they prove to keep its
+        label is not compared with the centres (its ``nearest`` is left as
+        it was) but still added to ``sums``: the labels and sums are those
+        of a pass without bounds, to the last bit. Of shape (0,) for none.
+
+    shifts : ndarray of shape (n_clusters,) or (0,), dtype=float64
+        Upper bounds on the distance each centre moved since the pass that
+        left ``upper`` and ``lower`` (``labels`` being that pass's labels);
+        of shape (0,) to compare every sample and set the bounds.
+
     Returns
     -------
     n_changed : int
@@ -335,9 +315,15 @@ def assign(
         const int *indptr = _indices(X_indptr)
         Py_ssize_t n_samples = _n_rows(X_data.shape[0], X_indptr.shape[0], n_features)
         Py_ssize_t n_changed = 0
+        bint bounded = upper.shape[0] > 0
         double *scores
     if n_samples == 0:
         return 0
+    if bounded and (upper.shape[0] != n_samples or lower.shape[0] != n_samples):
+        raise ValueError("upper and lower must hold one bound per sample")
+    if shifts.shape[0] > 0 and (
+            not bounded or shifts.shape[0] != centre_norms.shape[0]):
+        raise ValueError("shifts need the bounds and one value per centre")
     scores = <double *> malloc(BLOCK * centre_norms.shape[0] * sizeof(double))
     if scores == NULL:
         raise MemoryError()
@@ -345,7 +331,11 @@ def assign(
         with nogil:
             _assign(
                 data, indices, indptr, n_samples, n_features, norms, centres_T,
-                centre_norms, rel, labels, nearest, sums, scores, &n_changed,
+                centre_norms, rel, labels, nearest, sums,
+                &upper[0] if bounded else NULL,
+                &lower[0] if bounded else NULL,
+                &shifts[0] if shifts.shape[0] > 0 else NULL,
+                scores, &n_changed,
             )
     finally:
         free(scores)
