@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mmc._core import _multivariate as kernels
+from mmc._core import _table_search as search
 
 LOSSES = {
     "error": kernels.LOSS_ERROR,
@@ -38,7 +39,7 @@ def _prefixes(decision):
 def _scan(decision, loss, beta=1.0, n_threads=1, exhaustive=False):
     """The estimator's use of the scan."""
     pos_prefix, neg_prefix = _prefixes(decision)
-    return kernels.most_violated_table(
+    return search.most_violated_table(
         pos_prefix,
         neg_prefix,
         LOSSES[loss],
@@ -231,7 +232,7 @@ def test_search_on_the_scans_of_a_fit(loss, monkeypatch):
 
     def record(pos_prefix, neg_prefix, *args):
         scans.append((pos_prefix.copy(), neg_prefix.copy(), args))
-        return kernels.most_violated_table(pos_prefix, neg_prefix, *args)
+        return search.most_violated_table(pos_prefix, neg_prefix, *args)
 
     X, _ = make_blobs(600, n_features=5, centers=2, cluster_std=3.0, random_state=0)
     monkeypatch.setattr(multivariate, "most_violated_table", record)
@@ -239,5 +240,5 @@ def test_search_on_the_scans_of_a_fit(loss, monkeypatch):
     assert scans
     for pos_prefix, neg_prefix, (code, beta, xlogx, _) in scans:
         expected = most_violated_table(pos_prefix, neg_prefix, loss, beta)
-        got = kernels.most_violated_table(pos_prefix, neg_prefix, code, beta, xlogx, 1)
+        got = search.most_violated_table(pos_prefix, neg_prefix, code, beta, xlogx, 1)
         assert got == expected

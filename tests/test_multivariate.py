@@ -8,7 +8,7 @@ from _reference import most_violated_labelling
 
 from mmc import CPMMC, MultivariateMMC
 from mmc._core._multivariate import table_loss
-from mmc._multivariate import _LARGEST_BETA
+from mmc._multivariate import _LARGEST_BETA, _smallest
 from mmc.datasets import make_sparse_clusters
 from mmc.metrics import clustering_error, normalized_mutual_info
 
@@ -116,3 +116,16 @@ def test_bad_loss_parameters(params, match):
     X, _ = two_blobs(n_per_cluster=5)
     with pytest.raises(ValueError, match=match):
         MultivariateMMC(**params).fit(X)
+
+
+def test_smallest_is_the_head_of_a_stable_sort():
+    # The relabelled samples of a side: the first ``count`` of a stable
+    # argsort by |f|, ties (many here) to the earliest index.
+    rng = np.random.default_rng(0)
+    for n in (1, 2, 7, 50, 301):
+        values = rng.integers(0, 4, size=n) * 0.5
+        indices = np.sort(rng.choice(10 * n, size=n, replace=False))
+        order = indices[np.argsort(values, kind="stable")]
+        for count in range(n + 1):
+            got = _smallest(indices, values, count)
+            np.testing.assert_array_equal(np.sort(got), np.sort(order[:count]))

@@ -10,9 +10,9 @@ from mmc._core._multivariate import (
     LOSS_FBETA,
     LOSS_NMI,
     LOSS_RAND,
-    most_violated_table,
     xlogx_table,
 )
+from mmc._core._table_search import most_violated_table
 from mmc.bench._data import ALL_PAIRS, fits_on_digit_pairs
 from mmc.metrics import normalized_mutual_info, rand_index
 
