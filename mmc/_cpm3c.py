@@ -1,6 +1,5 @@
 """Multiclass cutting-plane maximum margin clustering (CPM3C): the estimator."""
 
-import math
 from numbers import Integral, Real
 
 import numpy as np
@@ -10,12 +9,16 @@ from sklearn.utils.validation import check_is_fitted
 
 from mmc import _cpm3c_dual
 from mmc._balance import margin_balance, size_balance
-from mmc._cpm3c_constraints import MulticlassConstraints, best_classes
+from mmc._cpm3c_constraints import (
+    MulticlassConstraints,
+    best_classes,
+    with_constant_feature,
+)
 from mmc._cpm3c_dual import (
     DUAL_TOL,
     DualMulticlassSVM,
+    centred_scale,
     dual_cccp_run,
-    sum_of_sq_norms,
 )
 from mmc._cutting_plane import _CuttingPlaneEstimator
 from mmc._dask import RowBlocks
@@ -437,14 +440,7 @@ class CPM3C(_CuttingPlaneEstimator):
         self, X, x_mean, capacity, C, class_balance, repin=False, seed=0
     ):
         if self.kernel == "linear":
-            # The intercepts are the weights of a constant feature on the
-            # scale of the centred samples, sqrt(mean |x - mean(x)|^2) (any
-            # constant if they are all equal): regularised as much as the
-            # weights of a typical centred sample, whatever the origin of X.
-            # (Summed exactly: the same on every CPU, see mmc/_cpm3c_dual.py.)
-            mean_sq_norm = sum_of_sq_norms(X) / X.shape[0]
-            scale = math.sqrt(max(mean_sq_norm - math.fsum(x_mean * x_mean), 0.0))
-            intercept_scale = scale if scale > 0 else 1.0
+            intercept_scale = centred_scale(X, x_mean)
         else:
             # The constant feature of _training_features is not centred, so
             # that its weights stay intercepts of their own.
@@ -525,17 +521,7 @@ class CPM3C(_CuttingPlaneEstimator):
         return result
 
     def _training_features(self, X):
-        if self.kernel == "linear":
-            return X
-        # The kernel's own intercepts, measured against implicit ones on the
-        # scale of the centred samples: the digit pairs with the rbf kernel
-        # err 2.03% (mean of the 45) with this constant, 3.25% with those
-        # (bench/studies/cpm3c_intercept.md).
-        scale = np.sqrt(np.mean(np.einsum("ij,ij->i", X, X, dtype=np.float64)))
-        # All samples identical under a kernel that maps them to 0: any
-        # constant serves.
-        constant = np.full((X.shape[0], 1), scale if scale > 0 else 1.0, X.dtype)
-        return np.hstack([X, constant])
+        return X if self.kernel == "linear" else with_constant_feature(X)
 
     def _set_solution(self, X, best):
         coef = best.coef

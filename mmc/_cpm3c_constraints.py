@@ -40,6 +40,18 @@ def best_classes(X, W_T, intercepts):
     return assignment
 
 
+def with_constant_feature(X):
+    """The mapped samples X (dense) and a constant feature whose weights
+    are the intercepts of CPM3C's scores with a kernel: the root mean
+    squared norm of the samples (1 if every sample maps to 0). Measured
+    against implicit intercepts on the scale of the centred samples, the 45
+    digit pairs with the rbf kernel err 2.03% on average with it, 3.25%
+    with those (bench/studies/cpm3c_intercept.md)."""
+    scale = np.sqrt(np.mean(np.einsum("ij,ij->i", X, X, dtype=np.float64)))
+    constant = np.full((X.shape[0], 1), scale if scale > 0 else 1.0, X.dtype)
+    return np.hstack([X, constant])
+
+
 def start_assignment(state, centres, labels):
     """Assign each sample of ``state`` (a CPM3C working set: ``X``, the
     bound kernel ``_assign``, ``assignment``) to its cluster in ``labels``,

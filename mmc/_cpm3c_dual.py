@@ -82,6 +82,17 @@ def sum_of_sq_norms(X):
     return _sq_norm_sum(X, None, None)[1]
 
 
+def centred_scale(X, x_mean):
+    """``sqrt(mean |x - mean(x)|^2)``, the scale of the constant feature
+    whose weights are the intercepts of CPM3C's linear scores (1 if every
+    sample is the mean): regularised as much as the weights of a typical
+    centred sample, whatever the origin of X. Summed exactly: the same on
+    every CPU."""
+    mean_sq_norm = sum_of_sq_norms(X) / X.shape[0]
+    scale = math.sqrt(max(mean_sq_norm - math.fsum(x_mean * x_mean), 0.0))
+    return scale if scale > 0 else 1.0
+
+
 def _sq_norm_sum(block, _state, _shared):
     sq_norms = np.empty(block.shape[0])
     row_kernel(block, row_sq_norms)(sq_norms)

@@ -56,7 +56,9 @@ def timed_fit(n_samples):
 
 
 def main():
-    print("| n | fit (s) | searches (s) | of which most_violated_table (s) | searches |")
+    print(
+        "| n | fit (s) | searches (s) | of which most_violated_table (s) | searches |"
+    )
     print("|---:|---:|---:|---:|---:|")
     rows = []
     for n in SIZES:
@@ -70,7 +72,8 @@ def main():
     logs = np.log(SIZES[1:])
     for key in ("fit", "search", "table"):
         values = np.log([r[key] for r in rows[1:]])
-        print(f"\nlog-log slope of {key} from n = 1e6: {np.polyfit(logs, values, 1)[0]:.2f}")
+        slope = np.polyfit(logs, values, 1)[0]
+        print(f"\nlog-log slope of {key} from n = 1e6: {slope:.2f}")
 
 
 if __name__ == "__main__":
