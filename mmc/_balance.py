@@ -61,7 +61,9 @@ KMEANS_RUNS = 3
 SAMPLE_ROWS = 2000
 
 
-def kmeans_cluster_sizes(X, n_clusters, seed, take_rows=None, sparse=None):
+def kmeans_cluster_sizes(
+    X, n_clusters, seed, take_rows=None, sparse=None, kmeans_runs=None
+):
     """Sizes of the clusters of k-means on (a sample of) the rows of X.
 
     The best of ``KMEANS_RUNS`` runs of :func:`mmc._kmeans.best_kmeans_centres`
@@ -94,6 +96,11 @@ def kmeans_cluster_sizes(X, n_clusters, seed, take_rows=None, sparse=None):
         Whether X is sparse (for data held in blocks); by default
         ``scipy.sparse.issparse(X)``.
 
+    kmeans_runs : mmc._kmeans.KMeansRuns, default=None
+        The runs of k-means on X from ``np.random.RandomState(seed)``, kept
+        for another use (CPM3C's k-means start): used when the estimate
+        sees every row, where they are the runs it would draw.
+
     Returns
     -------
     sizes : ndarray of shape (n_clusters,), dtype=int64, or None
@@ -106,6 +113,9 @@ def kmeans_cluster_sizes(X, n_clusters, seed, take_rows=None, sparse=None):
         return None
     random_state = np.random.RandomState(seed)
     rows = sample_rows(X.shape[0], random_state)
+    if rows is None and kmeans_runs is not None:
+        centres = kmeans_runs.best(KMEANS_RUNS)
+        return np.bincount(nearest_centres(X, centres), minlength=n_clusters)
     if take_rows is not None:
         sample = take_rows(X, np.arange(X.shape[0]) if rows is None else rows)
     else:
@@ -343,7 +353,8 @@ def resolve_class_balance(
         the papers' 0.03 (:func:`estimated_proportions`).
 
     **sample
-        ``take_rows`` and ``sparse`` of :func:`kmeans_cluster_sizes`.
+        ``take_rows``, ``sparse`` and ``kmeans_runs`` of
+        :func:`kmeans_cluster_sizes`.
 
     Returns
     -------

@@ -30,6 +30,7 @@ from mmc._feature_map import FEATURE_MAP_PARAMETERS
 from mmc._labelling import first_occurrence_order, warn_if_clusters_lost
 from mmc._starts import (
     MULTICLASS_INIT_METHODS,
+    MULTICLASS_KMEANS_RUNS,
     cluster_means,
     initial_centres,
     multiclass_start_methods,
@@ -190,11 +191,10 @@ class CPM3C(_CuttingPlaneEstimator):
         the k-means start alone, for more than two clusters with the
         coordinate-descent solver and ``init`` "auto" or "kmeans", else 4.
         On more than two clusters the other starts rarely won and cost
-        three times the fit: on the 16 multiclass cases of
-        ``python -m mmc.bench robustness`` one start changed five errors by
-        at most 0.3 points, and on 25 other multiclass data sets its mean
-        error was 17.7% against 18.4% with four starts, at 2.0 against 6.6
-        times KMeans's median fit time (``bench/studies/cpm3c_starts.md``).
+        three times the fit: on 25 multiclass data sets outside the
+        robustness suite one start erred 17.7% on average against 18.4%
+        with four, at 2.0 against 6.6 times KMeans's median fit time
+        (``bench/studies/cpm3c_starts.md``).
         With two clusters the four starts lower the mean error of the
         robustness suite's 57 two-class cases from 12.0% to 10.8%
         (``bench/studies/cpm3c_dual.md``).
@@ -416,21 +416,23 @@ class CPM3C(_CuttingPlaneEstimator):
         dual = self.solver_ == "coordinate-descent"
         return 1 if self.n_clusters > 2 and dual and kmeans_start else 4
 
-    def _resolve_class_balance(self, X, seed=None, labels=None):
+    def _resolve_class_balance(self, X, **balance):
         if self.solver_ == "cutting-plane":
             self.size_floors_ = None
-            return super()._resolve_class_balance(X, seed=seed, labels=labels)
+            return super()._resolve_class_balance(X, **balance)
         bound, self.size_floors_ = super()._resolve_class_balance(
-            X, seed=seed, labels=labels, with_floors=True
+            X, with_floors=True, **balance
         )
         return bound
 
-    def _initial_state(self, X, x_mean, principal, method, arg):
+    def _initial_state(self, X, x_mean, principal, method, arg, kmeans_runs=None):
         if isinstance(X, RowBlocks):
             rng = np.random.RandomState(arg)
             return blocked_centres(X, x_mean, method, rng, self.n_clusters), None
         if method == "array":
             return cluster_means(X, arg, self.n_clusters), arg
+        if kmeans_runs is not None:
+            return kmeans_runs.best(MULTICLASS_KMEANS_RUNS), None
         centres = initial_centres(
             X, x_mean, method, np.random.RandomState(arg), self.n_clusters, principal
         )

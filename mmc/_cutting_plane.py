@@ -48,11 +48,12 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from mmc import _dask_starts as blocked
-from mmc._balance import resolve_class_balance, size_balance
+from mmc._balance import SAMPLE_ROWS, resolve_class_balance, size_balance
 from mmc._base import _BaseMMC, column_means, decision_values, warn
 from mmc._dask import RowBlocks, decision_values_on_blocks
 from mmc._dask_api import is_dask_array, refuse_dask
 from mmc._feature_map import _FeatureMapMixin, _LinearDecisionMixin
+from mmc._kmeans import KMeansRuns
 from mmc._labelling import orientation, warn_if_one_cluster
 from mmc._seeds import draw_seeds
 from mmc._starts import initial_signs, principal_component, start_methods
@@ -283,19 +284,25 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
             x_mean = column_means(X)
             principal, top_variance = principal_component(X, x_mean, random_state)
             labels = self._initial_labels(X.shape[0], self._n_clusters())
+        kmeans_runs = None
         if labels is None:
             methods = self._start_methods()
             starts = list(zip(methods, draw_seeds(random_state, len(methods))))
             # The first restart's seed: no draw of its own, so that a fixed
-            # class_balance gives the same fit as before "auto" existed.
-            self.class_balance_ = self._resolve_class_balance(X, seed=starts[0][1])
+            # class_balance gives the same fit as before "auto" existed. A
+            # k-means start there shares its runs with the estimate.
+            kmeans_runs = self._shared_kmeans_runs(X, *starts[0])
+            self.class_balance_ = self._resolve_class_balance(
+                X, seed=starts[0][1], kmeans_runs=kmeans_runs
+            )
         else:
             starts = [("array", labels)]
             self.class_balance_ = self._resolve_class_balance(X, labels=labels)
 
         def run_once(start, **options):
             method, arg = start
-            state = self._initial_state(X, x_mean, principal, method, arg)
+            shared = kmeans_runs if start is starts[0] else None
+            state = self._initial_state(X, x_mean, principal, method, arg, shared)
             # 1/2 |W|^2 + C / (top_variance scale) loss_ws has the minimisers
             # of the documented objective top_variance/2 |W|^2 + C loss, where
             # the working set reports loss_ws = scale * loss.
@@ -328,9 +335,11 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         self._set_solution(X, best)
         return self
 
-    def _resolve_class_balance(self, X, seed=None, labels=None, with_floors=False):
+    def _resolve_class_balance(
+        self, X, seed=None, labels=None, with_floors=False, kmeans_runs=None
+    ):
         """The bound of the runs (:func:`mmc._balance.resolve_class_balance`)."""
-        sample = {}
+        sample = {"kmeans_runs": kmeans_runs}
         if isinstance(X, RowBlocks):
             sample = {"take_rows": blocked.take_rows, "sparse": X.sparse}
         return resolve_class_balance(
@@ -388,6 +397,16 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         options go to ``_make_working_set``; a subclass may run variants."""
         return run_once(start)
 
+    def _shared_kmeans_runs(self, X, method, seed):
+        """The :class:`mmc._kmeans.KMeansRuns` that the first start (of
+        ``method`` and ``seed``) shares with the class-balance estimate, or
+        None. Shared by a ``"kmeans"`` start where the estimate sees every
+        row (its runs are then the start's first ones); they are kept for
+        the fit, so only on data that small."""
+        if method != "kmeans" or isinstance(X, RowBlocks) or X.shape[0] > SAMPLE_ROWS:
+            return None
+        return KMeansRuns(X, self._n_clusters(), np.random.RandomState(seed))
+
 
 class _BinaryCuttingPlane(_LinearDecisionMixin, _CuttingPlaneEstimator):
     """Two-cluster estimators: one hyperplane ``w.x + b``, starts from signs."""
@@ -395,7 +414,7 @@ class _BinaryCuttingPlane(_LinearDecisionMixin, _CuttingPlaneEstimator):
     def _start_methods(self):
         return start_methods(self.init, self.n_init)
 
-    def _initial_state(self, X, x_mean, principal, method, arg):
+    def _initial_state(self, X, x_mean, principal, method, arg, kmeans_runs=None):
         if method == "array":
             return np.where(arg == np.max(arg), 1, -1).astype(np.int8)
         if isinstance(X, RowBlocks):

@@ -281,20 +281,51 @@ def best_kmeans_centres(X, n_clusters, random_state, n_runs, max_iter=300):
     -------
     centres : ndarray of shape (n_clusters, n_features), dtype=float64
     """
-    X, norms, rel = rounding_scale(X)
-    columns = _column_form(X)
-    n_samples = X.shape[0]
-    runs, inertias, bounds = [], [], []
-    for _ in range(n_runs):
-        centres = _stable_kmeans(
-            X, norms, rel, n_clusters, random_state, max_iter, columns
+    return KMeansRuns(X, n_clusters, random_state, max_iter).best(n_runs)
+
+
+class KMeansRuns:
+    """The runs of :func:`best_kmeans_centres` on X, each computed once.
+
+    ``best(m)`` is ``best_kmeans_centres(X, n_clusters, random_state, m)``
+    for the generator as it was given, to the last bit, for any m: the runs
+    drawn for a smaller m are kept and the next ones drawn after them. A
+    fit whose class-balance estimate (the best of 3 runs on every row) and
+    k-means start (the best of 10) draw from the same seed computes 10 runs
+    instead of 13.
+    """
+
+    def __init__(self, X, n_clusters, random_state, max_iter=300):
+        self._X, self._norms, self._rel = rounding_scale(X)
+        self._columns = _column_form(self._X)
+        self._n_clusters = n_clusters
+        self._random_state = random_state
+        self._max_iter = max_iter
+        self._runs, self._inertias, self._bounds = [], [], []
+
+    def best(self, n_runs):
+        """Centres of the best of the first ``n_runs`` runs."""
+        X, norms, rel = self._X, self._norms, self._rel
+        while len(self._runs) < n_runs:
+            centres = _stable_kmeans(
+                X,
+                norms,
+                rel,
+                self._n_clusters,
+                self._random_state,
+                self._max_iter,
+                self._columns,
+            )
+            nearest = _nearest_centres(X, norms, centres, rel, columns=self._columns)[1]
+            inertia = float(np.maximum(norms + nearest, 0.0).sum())
+            self._runs.append(centres)
+            self._inertias.append(inertia)
+            self._bounds.append(
+                inertia_bound(rel, norms.sum(), X.shape[0], centres, inertia)
+            )
+        return best_run(
+            self._runs[:n_runs], self._inertias[:n_runs], self._bounds[:n_runs]
         )
-        nearest = _nearest_centres(X, norms, centres, rel, columns=columns)[1]
-        inertia = float(np.maximum(norms + nearest, 0.0).sum())
-        runs.append(centres)
-        inertias.append(inertia)
-        bounds.append(inertia_bound(rel, norms.sum(), n_samples, centres, inertia))
-    return best_run(runs, inertias, bounds)
 
 
 def seeding_tolerance(rel, norm_sum, n_samples, top_norm, potentials):
