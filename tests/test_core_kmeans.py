@@ -57,11 +57,16 @@ def _vectors(rng, X, n_vectors, exact):
     return V.astype(np.float64)
 
 
-def _assign(X, centres, labels=None, with_sums=True):
+# The bounds arguments of _kmeans.assign for a pass without them (their
+# tests are in test_core_kmeans_bounds.py).
+NO_BOUNDS = (np.zeros(0), np.zeros(0), np.zeros(0))
+
+
+def _assign(X, centres, labels=None, with_sums=True, bounds=NO_BOUNDS):
     X64, norms, rel = rounding_scale(X)
     n, d = X.shape
     labels = np.full(n, -1, np.int32) if labels is None else labels
-    nearest = np.empty(n)
+    nearest = np.full(n, np.nan)
     sums = np.zeros((len(centres), d)) if with_sums else np.zeros((0, 0))
     n_changed = _kmeans.assign(
         *rows(X),
@@ -72,9 +77,7 @@ def _assign(X, centres, labels=None, with_sums=True):
         labels,
         nearest,
         sums,
-        np.zeros(0),  # no bounds (tests/test_core_kmeans_bounds.py has them)
-        np.zeros(0),
-        np.zeros(0),
+        *bounds,
     )
     return labels, nearest, sums, n_changed, norms, rel
 

@@ -13,29 +13,22 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from _data import random_X
-from test_core_kmeans import CASES, N_VECTORS, SHAPES, _integer_X, _vectors
+from test_core_kmeans import (
+    CASES,
+    N_VECTORS,
+    NO_BOUNDS,
+    SHAPES,
+    _assign,
+    _integer_X,
+    _vectors,
+)
 
-from mmc._base import rows
-from mmc._core import _kmeans
 from mmc._kmeans import LloydBounds, rounding_scale, stable_kmeans
 
-NO_BOUNDS = (np.zeros(0), np.zeros(0), np.zeros(0))
 
-
-def _pass(X, norms, rel, centres, labels, bound_args):
-    sums = np.zeros((len(centres), X.shape[1]))
-    nearest = np.full(X.shape[0], np.nan)
-    n_changed = _kmeans.assign(
-        *rows(X),
-        norms,
-        np.ascontiguousarray(centres.T),
-        np.einsum("ij,ij->i", centres, centres),
-        rel,
-        labels,
-        nearest,
-        sums,
-        *bound_args,
-    )
+def _pass(X, centres, labels, bounds):
+    """sums, nearest (NaN where not computed) and n_changed of a pass."""
+    _, nearest, sums, n_changed, _, _ = _assign(X, centres, labels, bounds=bounds)
     return sums, nearest, n_changed
 
 
@@ -56,14 +49,14 @@ def _moves(rng, centres, step, exact):
 
 def _lloyd_both_ways(X, centres, rng, exact, n_steps=6):
     """Labels, changes and sums of passes with and without bounds."""
-    X64, norms, rel = rounding_scale(X)
+    X64 = rounding_scale(X)[0]
     X = X if sp.issparse(X) else np.ascontiguousarray(X)
     bounds = LloydBounds(X.shape[0], X.shape[1])
     plain = np.full(X.shape[0], -1, np.int32)
     bounded = plain.copy()
     for step in range(n_steps):
-        expected = _pass(X, norms, rel, centres, plain, NO_BOUNDS)
-        got = _pass(X, norms, rel, centres, bounded, bounds.arguments(centres))
+        expected = _pass(X, centres, plain, NO_BOUNDS)
+        got = _pass(X, centres, bounded, bounds.arguments(centres))
         np.testing.assert_array_equal(bounded, plain)
         np.testing.assert_array_equal(got[0], expected[0])  # sums, every bit
         assert got[2] == expected[2]
@@ -107,21 +100,16 @@ def test_a_pass_after_unmoved_centres_skips_the_samples_it_can(sparse):
     rng = np.random.default_rng(0)
     X = np.vstack([rng.normal(size=(40, 3)), rng.normal(size=(41, 3)) + 50.0])
     X = sp.csr_matrix(X) if sparse else X
-    X64, norms, rel = rounding_scale(X)
     centres = np.array([[0.0, 0.0, 0.0], [50.0, 50.0, 50.0]])
     bounds = LloydBounds(*X.shape)
     labels = np.full(X.shape[0], -1, np.int32)
-    _, nearest, _ = _pass(X, norms, rel, centres, labels, bounds.arguments(centres))
+    _, nearest, _ = _pass(X, centres, labels, bounds.arguments(centres))
     assert not np.isnan(nearest).any()
     expected = labels.copy()
-    sums, nearest, n_changed = _pass(
-        X, norms, rel, centres, labels, bounds.arguments(centres)
-    )
+    sums, nearest, n_changed = _pass(X, centres, labels, bounds.arguments(centres))
     assert np.isnan(nearest).all() and n_changed == 0
     np.testing.assert_array_equal(labels, expected)
-    np.testing.assert_array_equal(
-        sums, _pass(X, norms, rel, centres, labels, NO_BOUNDS)[0]
-    )
+    np.testing.assert_array_equal(sums, _pass(X, centres, labels, NO_BOUNDS)[0])
 
 
 def test_stable_kmeans_is_lloyd_without_bounds():
@@ -133,11 +121,11 @@ def test_stable_kmeans_is_lloyd_without_bounds():
         for k in (2, 3, 7):
             got = stable_kmeans(variant, k, np.random.RandomState(k), 300)
             seeded = stable_kmeans(variant, k, np.random.RandomState(k), 0)
-            X64, norms, rel = rounding_scale(variant)
+            X64 = rounding_scale(variant)[0]
             labels = np.full(X.shape[0], -1, np.int32)
             centres = seeded
             for _ in range(300):
-                sums, _, n_changed = _pass(X64, norms, rel, centres, labels, NO_BOUNDS)
+                sums, _, n_changed = _pass(X64, centres, labels, NO_BOUNDS)
                 if n_changed == 0:
                     break
                 counts = np.bincount(labels, minlength=k)[:, None]
@@ -147,15 +135,14 @@ def test_stable_kmeans_is_lloyd_without_bounds():
 
 def test_assign_refuses_bounds_of_the_wrong_length():
     X = np.ones((5, 2))
-    X64, norms, rel = rounding_scale(X)
     centres = np.zeros((2, 2))
     labels = np.full(5, -1, np.int32)
     with pytest.raises(ValueError, match="one bound per sample"):
-        _pass(X, norms, rel, centres, labels, (np.zeros(4), np.zeros(4), np.zeros(0)))
+        _pass(X, centres, labels, (np.zeros(4), np.zeros(4), np.zeros(0)))
     with pytest.raises(ValueError, match="one value per centre"):
-        _pass(X, norms, rel, centres, labels, (np.zeros(5), np.zeros(5), np.zeros(3)))
+        _pass(X, centres, labels, (np.zeros(5), np.zeros(5), np.zeros(3)))
     with pytest.raises(ValueError, match="one value per centre"):
-        _pass(X, norms, rel, centres, labels, (np.zeros(0), np.zeros(0), np.zeros(2)))
+        _pass(X, centres, labels, (np.zeros(0), np.zeros(0), np.zeros(2)))
 
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
@@ -167,10 +154,9 @@ def test_bounds_allow_for_the_tie_rule_within_rounding(sparse):
     # the nearer: a bound that proves only "c1 is nearer" keeps label 1.
     X = np.array([[1.0, 0.0], [3.0, 0.0]])
     X = sp.csr_matrix(X) if sparse else X
-    X64, norms, rel = rounding_scale(X)
     bounds = LloydBounds(*X.shape)
     labels = np.full(2, -1, np.int32)
     for c0, expected in ((-1e-12, [1, 1]), (-2e-15, [0, 1])):
         centres = np.array([[c0, 0.0], [2.0, 0.0]])
-        _pass(X, norms, rel, centres, labels, bounds.arguments(centres))
+        _pass(X, centres, labels, bounds.arguments(centres))
         np.testing.assert_array_equal(labels, expected)
