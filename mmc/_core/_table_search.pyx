@@ -372,7 +372,9 @@ def most_violated_table(
         From :func:`xlogx_table`.
 
     n_threads : int
-        Threads scanning the rows c; the result does not depend on it.
+        Threads scanning the rows c (the error and Rand losses, and
+        ``exhaustive``; the search of NMI and F-beta runs on one); the result
+        does not depend on it.
 
     exhaustive : bool, default=False
         Evaluate every table of the NMI and F-beta losses (the reference
