@@ -170,3 +170,14 @@ def test_a_row_is_reached_in_the_direction_of_its_metric():
     results["CPMMC"]["0v1"]["error"] = record(45 * 0.95)
     row = _row(mean, results)
     assert row["tuned"] == pytest.approx(0.95) and row["reached"] is False
+
+
+@pytest.mark.parametrize("name", ["CPMMC", "MultivariateMMC", "CPM3C"])
+def test_cutting_plane_grids_run_to_the_papers_stopping_rule(name):
+    # The papers' runs end at the cutting plane's precision or max_iter, not
+    # at mmc's early stop (n_iter_no_change, 10 by default).
+    rng = np.random.RandomState(0)
+    X, y = rng.rand(40, 3), np.repeat([0, 1], 20)
+    grids = paper_grid(name, X, y)
+    for grid in grids if isinstance(grids, list) else [grids]:
+        assert grid["n_iter_no_change"] == [None]
