@@ -51,7 +51,7 @@ def _nearest_centres(
     the row of its label in ``sums`` (see :func:`mmc._core._kmeans.assign`).
     ``columns`` is X in CSC form from :func:`_column_form`, or None: the
     same numbers either way, only faster on wide sparse data. ``bounds``
-    (ignored with ``columns``) is a :class:`LloydBounds` of the previous
+    (only without ``columns``) is a :class:`LloydBounds` of the previous
     pass with these labels: samples it proves to keep their label are not
     compared with the centres (their ``|c|^2 - 2 x.c`` is then stale), with
     the same labels and sums.
@@ -104,7 +104,8 @@ class LloydBounds:
         previous, self._previous = self._previous, centres.copy()
         if previous is None:
             return self.upper, self.lower, np.zeros(0)
-        shifts = np.sqrt(np.einsum("ij,ij->i", centres - previous, centres - previous))
+        moves = centres - previous
+        shifts = np.sqrt(np.einsum("ij,ij->i", moves, moves))
         return self.upper, self.lower, shifts * (1.0 + self._rel)
 
 
@@ -253,7 +254,8 @@ def _stable_kmeans(X, norms, rel, n_clusters, random_state, max_iter, columns):
     # go unused.
     labels = None
     sums = np.empty((n_clusters, n_features))
-    bounds = LloydBounds(n_samples, n_features)
+    # (The passes by columns take no bounds.)
+    bounds = LloydBounds(n_samples, n_features) if columns is None else None
     for _ in range(max_iter):
         sums.fill(0.0)
         labels, _, n_changed = _nearest_centres(
@@ -301,6 +303,7 @@ class KMeansRuns:
         self._n_clusters = n_clusters
         self._random_state = random_state
         self._max_iter = max_iter
+        self._norm_sum = self._norms.sum()
         self._runs, self._inertias, self._bounds = [], [], []
 
     def best(self, n_runs):
@@ -321,7 +324,7 @@ class KMeansRuns:
             self._runs.append(centres)
             self._inertias.append(inertia)
             self._bounds.append(
-                inertia_bound(rel, norms.sum(), X.shape[0], centres, inertia)
+                inertia_bound(rel, self._norm_sum, X.shape[0], centres, inertia)
             )
         return best_run(
             self._runs[:n_runs], self._inertias[:n_runs], self._bounds[:n_runs]

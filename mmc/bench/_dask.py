@@ -183,13 +183,14 @@ def run(
     from distributed import Client, wait
 
     names = check_estimators(estimators)
-    sizes = QUICK_SIZES if quick else SIZES
+    every_size = QUICK_SIZES if quick else SIZES
+    sizes = every_size
     if max_rows is not None:
-        sizes = tuple(n for n in sizes if n <= max_rows)
+        sizes = tuple(n for n in every_size if n <= max_rows)
         if not sizes:
             raise SystemExit(
                 f"error: --max-rows {max_rows} is below the smallest size, "
-                f"{min(QUICK_SIZES if quick else SIZES)}"
+                f"{min(every_size)}"
             )
     in_memory_limit = max(QUICK_SIZES) if quick else IN_MEMORY_LIMIT
     directory = tempfile.mkdtemp(prefix="mmc-dask-bench-", dir=data_dir)
