@@ -56,7 +56,12 @@ from mmc._feature_map import _FeatureMapMixin, _LinearDecisionMixin
 from mmc._kmeans import KMeansRuns
 from mmc._labelling import orientation, warn_if_one_cluster
 from mmc._seeds import draw_seeds
-from mmc._starts import initial_signs, principal_component, start_methods
+from mmc._starts import (
+    MULTICLASS_KMEANS_RUNS,
+    initial_signs,
+    principal_component,
+    start_methods,
+)
 from mmc._threads import best_of_restarts, raise_if_stopped, single_blas_thread
 
 RunResult = namedtuple(
@@ -402,10 +407,13 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         ``method`` and ``seed``) shares with the class-balance estimate, or
         None. Shared by a ``"kmeans"`` start where the estimate sees every
         row (its runs are then the start's first ones); they are kept for
-        the fit, so only on data that small."""
+        the fit, so only on data that small. The start's runs are computed
+        at once, on threads, before the estimate takes the first few."""
         if method != "kmeans" or isinstance(X, RowBlocks) or X.shape[0] > SAMPLE_ROWS:
             return None
-        return KMeansRuns(X, self._n_clusters(), np.random.RandomState(seed))
+        runs = KMeansRuns(X, self._n_clusters(), np.random.RandomState(seed))
+        runs.compute(MULTICLASS_KMEANS_RUNS)
+        return runs
 
 
 class _BinaryCuttingPlane(_LinearDecisionMixin, _CuttingPlaneEstimator):

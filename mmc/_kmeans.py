@@ -12,9 +12,11 @@ bounds prove their label (:class:`LloydBounds`), with the same result.
 
 import numpy as np
 import scipy.sparse as sp
+from sklearn.utils._openmp_helpers import _openmp_effective_n_threads
 
 from mmc._base import _with_int32_indices, rows
 from mmc._core import _kmeans as _core
+from mmc._threads import in_restart_thread, map_on_threads
 
 # The sums argument of _core.assign that skips the sums, and its bounds
 # arguments (upper, lower, shifts) that go without bounds.
@@ -203,14 +205,24 @@ def stable_kmeans(X, n_clusters, random_state, max_iter):
         n_clusters. An empty cluster keeps its centre.
     """
     X, norms, rel = rounding_scale(X)
-    return _stable_kmeans(
-        X, norms, rel, n_clusters, random_state, max_iter, _column_form(X)
-    )
+    draws = seeding_draws(random_state, X.shape[0], n_clusters)
+    return _stable_kmeans(X, norms, rel, n_clusters, draws, max_iter, _column_form(X))
 
 
-def _stable_kmeans(X, norms, rel, n_clusters, random_state, max_iter, columns):
+def seeding_draws(random_state, n_samples, n_clusters):
+    """The random numbers of a k-means++ seeding, in the order it uses them:
+    the index of the first centre, then ``2 + log k`` numbers in [0, 1) for
+    each further centre. Drawn ahead of the run, so that runs drawn one
+    after the other can be computed on threads."""
+    n_trials = 2 + int(np.log(n_clusters))
+    first = random_state.randint(n_samples)
+    uniforms = [random_state.uniform(size=n_trials) for _ in range(n_clusters - 1)]
+    return first, uniforms
+
+
+def _stable_kmeans(X, norms, rel, n_clusters, draws, max_iter, columns):
     """:func:`stable_kmeans` on X already prepared by :func:`rounding_scale`
-    and :func:`_column_form`."""
+    and :func:`_column_form`, seeded with :func:`seeding_draws`."""
     n_samples, n_features = X.shape
     top_norm = float(norms.max(initial=0.0))
     X_rows = rows(X)
@@ -231,14 +243,13 @@ def _stable_kmeans(X, norms, rel, n_clusters, random_state, max_iter, columns):
         return D
 
     # k-means++ seeding.
-    n_trials = 2 + int(np.log(n_clusters))
+    first, uniforms = draws
     chosen = np.empty(n_clusters, dtype=np.intp)
-    chosen[0] = random_state.randint(n_samples)
+    chosen[0] = first
     closest = distances_to_rows(chosen[:1], np.full(n_samples, np.inf))[0]
     for c in range(1, n_clusters):
         potential = float(closest.sum())
-        draws = random_state.uniform(size=n_trials) * potential
-        candidates = np.searchsorted(np.cumsum(closest), draws)
+        candidates = np.searchsorted(np.cumsum(closest), uniforms[c - 1] * potential)
         np.clip(candidates, None, n_samples - 1, out=candidates)
         D = distances_to_rows(candidates, closest)
         potentials = D.sum(axis=1)
@@ -308,27 +319,48 @@ class KMeansRuns:
 
     def best(self, n_runs):
         """Centres of the best of the first ``n_runs`` runs."""
-        X, norms, rel = self._X, self._norms, self._rel
-        while len(self._runs) < n_runs:
-            centres = _stable_kmeans(
-                X,
-                norms,
-                rel,
-                self._n_clusters,
-                self._random_state,
-                self._max_iter,
-                self._columns,
-            )
-            nearest = _nearest_centres(X, norms, centres, rel, columns=self._columns)[1]
-            inertia = float(np.maximum(norms + nearest, 0.0).sum())
-            self._runs.append(centres)
-            self._inertias.append(inertia)
-            self._bounds.append(
-                inertia_bound(rel, self._norm_sum, X.shape[0], centres, inertia)
-            )
+        self.compute(n_runs)
         return best_run(
             self._runs[:n_runs], self._inertias[:n_runs], self._bounds[:n_runs]
         )
+
+    def compute(self, n_runs):
+        """Compute the first ``n_runs`` runs, those not computed yet on
+        threads (:func:`kmeans_threads`): their seedings are drawn first,
+        one after the other, so the runs are those of one thread."""
+        X, n_clusters = self._X, self._n_clusters
+        draws = [
+            seeding_draws(self._random_state, X.shape[0], n_clusters)
+            for _ in range(n_runs - len(self._runs))
+        ]
+        for centres, inertia, bound in map_on_threads(
+            self._run, draws, kmeans_threads(len(draws))
+        ):
+            self._runs.append(centres)
+            self._inertias.append(inertia)
+            self._bounds.append(bound)
+
+    def _run(self, draws):
+        """One run: its centres, inertia and the inertia's rounding bound."""
+        X, norms, rel = self._X, self._norms, self._rel
+        centres = _stable_kmeans(
+            X, norms, rel, self._n_clusters, draws, self._max_iter, self._columns
+        )
+        nearest = _nearest_centres(X, norms, centres, rel, columns=self._columns)[1]
+        inertia = float(np.maximum(norms + nearest, 0.0).sum())
+        bound = inertia_bound(rel, self._norm_sum, X.shape[0], centres, inertia)
+        return centres, inertia, bound
+
+
+def kmeans_threads(n_runs):
+    """Threads for ``n_runs`` independent k-means runs: as many as
+    scikit-learn's KMeans would use (the OpenMP threads allowed, which
+    threadpoolctl and OMP_NUM_THREADS limit), but one inside a restart
+    that already runs on a thread of its own (``n_jobs``). The runs are
+    the same whatever the number."""
+    if in_restart_thread():
+        return 1
+    return max(1, min(_openmp_effective_n_threads(), n_runs))
 
 
 def seeding_tolerance(rel, norm_sum, n_samples, top_norm, potentials):

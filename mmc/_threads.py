@@ -61,13 +61,25 @@ def best_of_restarts(run, starts, n_jobs, key=lambda result: result.objective):
     results : list
         The results of all runs, in the order of ``starts``.
     """
-    n_threads = min(effective_n_jobs(n_jobs), len(starts))
-    if n_threads <= 1:
-        results = [run(start) for start in starts]
-    else:
-        results = _run_on_threads(run, starts, n_threads)
+    results = map_on_threads(run, starts, effective_n_jobs(n_jobs))
     best = min(range(len(results)), key=lambda i: (key(results[i]), i))
     return results[best], results
+
+
+def map_on_threads(run, items, n_threads):
+    """``[run(item) for item in items]``, on at most ``n_threads`` threads
+    (none for one): a failure or Ctrl-C stops the other calls at their next
+    check (:func:`raise_if_stopped`) and is raised once they have stopped."""
+    n_threads = min(n_threads, len(items))
+    if n_threads <= 1:
+        return [run(item) for item in items]
+    return _run_on_threads(run, items, n_threads)
+
+
+def in_restart_thread():
+    """Whether the current thread runs one of the calls of
+    :func:`map_on_threads` (its threads are then all in use)."""
+    return getattr(_restart, "stop", None) is not None
 
 
 def _run_on_threads(run, starts, n_threads):

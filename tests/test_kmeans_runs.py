@@ -11,6 +11,7 @@ from mmc import CPM3C
 from mmc._balance import KMEANS_RUNS, SAMPLE_ROWS
 from mmc._kmeans import KMeansRuns, best_kmeans_centres
 from mmc._starts import MULTICLASS_KMEANS_RUNS
+from mmc._threads import map_on_threads
 
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
@@ -53,3 +54,82 @@ def test_cpm3c_shares_the_estimates_runs_with_its_kmeans_start(monkeypatch):
         np.testing.assert_array_equal(fitted.labels_, expected.labels_)
         np.testing.assert_array_equal(fitted.coef_, expected.coef_)
         assert fitted.class_balance_ == expected.class_balance_
+
+
+def _seeding_reference(X, n_clusters, random_state):
+    """Greedy k-means++ seeding in NumPy, drawing as it goes (the order of
+    the draws that ``seeding_draws`` takes ahead)."""
+    n_trials = 2 + int(np.log(n_clusters))
+    chosen = [random_state.randint(X.shape[0])]
+    closest = ((X - X[chosen[0]]) ** 2).sum(axis=1)
+    for _ in range(1, n_clusters):
+        draws = random_state.uniform(size=n_trials) * closest.sum()
+        candidates = np.minimum(
+            np.searchsorted(np.cumsum(closest), draws), X.shape[0] - 1
+        )
+        D = ((X[None, :, :] - X[candidates][:, None, :]) ** 2).sum(axis=2)
+        D = np.minimum(D, closest)
+        best = int(np.argmin(D.sum(axis=1)))
+        chosen.append(candidates[best])
+        closest = D[best]
+    return X[chosen]
+
+
+@pytest.mark.parametrize("n_clusters", [2, 5, 12])
+def test_seeding_drawn_ahead_is_the_seeding_drawn_as_it_goes(n_clusters):
+    rng = np.random.default_rng(n_clusters)
+    X = rng.normal(size=(200, 6))
+    random_state, reference_state = np.random.RandomState(3), np.random.RandomState(3)
+    for _ in range(3):  # consecutive runs: each leaves the generator as it went
+        expected = _seeding_reference(X, n_clusters, reference_state)
+        got = kmeans.stable_kmeans(X, n_clusters, random_state, 0)
+        np.testing.assert_array_equal(got, expected)
+
+
+def _threads_of_runs(monkeypatch):
+    calls = []
+    map_on_threads = kmeans.map_on_threads
+
+    def recorded(run, items, n_threads):
+        calls.append((len(items), n_threads))
+        return map_on_threads(run, items, n_threads)
+
+    monkeypatch.setattr(kmeans, "map_on_threads", recorded)
+    return calls
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_runs_on_threads_are_the_runs_on_one_thread(monkeypatch, sparse):
+    X, _ = load_digits(n_class=5, return_X_y=True)
+    X = sp.csr_matrix(X) if sparse else X
+    by_threads = {}
+    for n_threads in (1, 2, 4):
+        monkeypatch.setattr(kmeans, "_openmp_effective_n_threads", lambda: n_threads)
+        calls = _threads_of_runs(monkeypatch)
+        runs = KMeansRuns(X, 5, np.random.RandomState(0))
+        centres = runs.best(3), runs.best(MULTICLASS_KMEANS_RUNS)
+        assert calls == [(3, min(n_threads, 3)), (7, n_threads)]
+        by_threads[n_threads] = centres, runs._inertias
+        monkeypatch.undo()
+    for n_threads in (2, 4):
+        for got, expected in zip(by_threads[n_threads][0], by_threads[1][0]):
+            np.testing.assert_array_equal(got, expected)
+        assert by_threads[n_threads][1] == by_threads[1][1]
+
+
+def test_runs_inside_a_restart_thread_take_one_thread(monkeypatch):
+    monkeypatch.setattr(kmeans, "_openmp_effective_n_threads", lambda: 4)
+    assert kmeans.kmeans_threads(10) == 4
+    assert kmeans.kmeans_threads(3) == 3
+    inside = map_on_threads(lambda n_runs: kmeans.kmeans_threads(n_runs), [10, 10], 2)
+    assert inside == [1, 1]
+
+
+def test_cpm3c_computes_its_starts_runs_at_once(monkeypatch):
+    # The shared runs are computed together (on threads) before the
+    # class-balance estimate takes its first few.
+    X, _ = load_digits(n_class=4, return_X_y=True)
+    calls = _threads_of_runs(monkeypatch)
+    CPM3C(n_clusters=4, random_state=0).fit(X)
+    assert calls[0][0] == MULTICLASS_KMEANS_RUNS
+    assert sum(n_runs for n_runs, _ in calls) == MULTICLASS_KMEANS_RUNS
