@@ -23,6 +23,7 @@ from mmc._kmeans import (
     inertia_bound,
     relative_rounding_bound,
     rounding_scale,
+    seeding_draws,
     seeding_tolerance,
 )
 from mmc._starts import MULTICLASS_KMEANS_RUNS, cluster_sums, means_of_sums
@@ -83,14 +84,13 @@ def _stable_kmeans(blocks, n_clusters, random_state, norm_sum, top_norm, rel):
         rows_T = np.ascontiguousarray(chosen_rows.T)
         return np.concatenate(blocks.map(_row_distances, rows_T, row_norms, rel))
 
-    n_trials = 2 + int(np.log(n_clusters))
+    first, uniforms = seeding_draws(random_state, n_samples, n_clusters)
     chosen = np.empty(n_clusters, dtype=np.intp)
-    chosen[0] = random_state.randint(n_samples)
+    chosen[0] = first
     closest = distances_to(chosen[:1])[:, 0]
     for c in range(1, n_clusters):
         potential = float(closest.sum())
-        draws = random_state.uniform(size=n_trials) * potential
-        candidates = np.searchsorted(np.cumsum(closest), draws)
+        candidates = np.searchsorted(np.cumsum(closest), uniforms[c - 1] * potential)
         np.clip(candidates, None, n_samples - 1, out=candidates)
         D = np.minimum(closest, distances_to(candidates).T)
         potentials = D.sum(axis=1)
