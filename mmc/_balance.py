@@ -11,9 +11,11 @@ estimator split the large blob and erred 18-30%, where k-means erred 3%
 ``"auto"`` sets the bound without labels, from the sizes of the clusters of
 k-means on the data (:func:`kmeans_cluster_sizes`):
 
-* if the sizes are as even as sampling noise allows, that is, the largest
-  and the smallest proportion differ by at most three standard errors of an
-  even split of n samples (``3 / sqrt(n)``), the bound is the papers' 0.03;
+* if the sizes are as even as sampling noise allows, that is, Pearson's
+  chi-square test does not reject even sizes at the level of three
+  standard errors (with two clusters: the proportions differ by at most
+  ``3 / sqrt(n)`` for n samples; :func:`uneven_proportions`), the bound
+  is the papers' 0.03;
 * otherwise it is the value that the estimator's balance term takes at the
   k-means clustering, plus the papers' 0.03 (:func:`auto_class_balance`),
   so that clusters as unequal as k-means found are allowed, and the margin
@@ -36,6 +38,7 @@ import math
 
 import numpy as np
 import scipy.sparse as sp
+from scipy import stats
 
 from mmc._core._balance import bound_prices as auction
 from mmc._kmeans import best_kmeans_centres, nearest_centres
@@ -191,17 +194,36 @@ def margin_balance(proportions):
 
 def uneven_proportions(sizes):
     """The proportions of clusters of ``sizes`` when they are uneven beyond
-    sampling noise (largest and smallest more than ``3 / sqrt(n)`` apart
-    for the n samples counted), else None (also for ``sizes`` None)."""
+    sampling noise, else None (also for ``sizes`` None).
+
+    The test is Pearson's chi-square test of even proportions, at the level
+    of three standard errors of a normal deviate (``NOISE_STANDARD_ERRORS``,
+    two-sided): with two clusters, their proportions differ by more than
+    ``3 / sqrt(n)`` for the n samples counted. With k clusters the
+    statistic ``sum_p (n_p - n / k)^2 / (n / k)`` has k - 1 degrees of
+    freedom; the range of the k proportions against ``3 / sqrt(n)``, the
+    two-cluster rule as it stood, called far more uneven sizes even as k
+    grew (about 6.7 standard errors of the difference of two of ten
+    proportions).
+    """
     if sizes is None:
         return None
-    sizes = np.asarray(sizes, dtype=np.float64)
-    n_samples = float(sizes.sum())
-    proportions = sizes / n_samples
-    spread = float(proportions.max() - proportions.min())
-    if spread <= noise_spread(n_samples):
+    sizes = np.asarray(sizes, dtype=np.int64)
+    n_samples, n_clusters = int(sizes.sum()), sizes.size
+    # The statistic is sum_p (k n_p - n)^2 / (k n): an exact integer sum.
+    deviations = int(((n_clusters * sizes - n_samples) ** 2).sum())
+    if deviations <= noise_statistic(n_clusters) * n_clusters * n_samples:
         return None
-    return proportions
+    return sizes / float(n_samples)
+
+
+def noise_statistic(n_clusters):
+    """The largest chi-square statistic of k cluster sizes that
+    :func:`uneven_proportions` calls even: the upper quantile of the
+    chi-square law with k - 1 degrees of freedom at the two-sided level of
+    ``NOISE_STANDARD_ERRORS`` (9 for two clusters, 25.3 for ten)."""
+    level = 2.0 * stats.norm.sf(NOISE_STANDARD_ERRORS)
+    return float(stats.chi2.isf(level, n_clusters - 1))
 
 
 def noise_spread(n_samples):

@@ -84,8 +84,10 @@ n_clusters : int, default=2
         samples. ``"auto"`` sets it from the data without labels: 0.03 (the
         paper's bound) when the clusters of k-means on X (the best of 3 runs
         on at most 2000 sampled rows; sparse X of more rows keeps 0.03) are
-        as even as sampling noise allows (the largest and smallest
-        proportions differ by at most ``3 / sqrt(n)`` for the n rows used),
+        as even as sampling noise allows (Pearson's chi-square test of even
+        sizes at the level of three standard errors; with two clusters,
+        proportions differing by at most ``3 / sqrt(n)`` for the n rows
+        used),
         else the value at which the smallest of them fits,
         ``1 - k min_p pi_p``, plus 0.03 (for two clusters their imbalance
         ``|n_1 - n_2| / n`` plus 0.03). The bound used is

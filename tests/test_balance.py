@@ -8,6 +8,7 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from scipy.stats import chi2, norm
 from sklearn.datasets import make_blobs
 
 from mmc import CPM3C, CPMMC, EvoMMC, FastEvoMMC, MultivariateMMC
@@ -23,6 +24,7 @@ from mmc._balance import (
     resolve_class_balance,
     size_balance,
     size_floors,
+    uneven_proportions,
 )
 from mmc.metrics import clustering_error
 
@@ -38,10 +40,13 @@ def _blobs(sizes, n_features=10, separation=4.0, random_state=0):
 
 
 def _reference_auto(sizes, form):
-    """The rule written out for two to k clusters, sample counts in, bound out."""
-    n = sum(sizes)
+    """The rule written out for two to k clusters, sample counts in, bound out:
+    Pearson's chi-square test of even sizes at the level of 3 standard
+    errors (two-sided, 0.0027)."""
+    n, k = sum(sizes), len(sizes)
     largest, smallest = max(sizes) / n, min(sizes) / n
-    if largest - smallest <= 3.0 / math.sqrt(n):
+    statistic = sum((size - n / k) ** 2 / (n / k) for size in sizes)
+    if chi2.sf(statistic, k - 1) >= 2 * norm.sf(3.0) * (1 - 1e-9):
         return 0.03
     if form == "size":
         return min(1.0, 1.0 - len(sizes) * smallest + 0.03)
@@ -72,6 +77,38 @@ def test_even_sizes_within_noise_keep_the_paper_bound():
         1 - 3 * 100 / 700 + 0.03
     )
     assert auto_class_balance([1000, 1], size_balance) == 1.0
+
+
+def test_two_cluster_noise_test_is_three_standard_errors_of_the_difference():
+    # With two clusters the chi-square test is the proportions' difference
+    # against 3 / sqrt(n), on every split of up to 600 samples but those
+    # exactly at the bound, where the difference of two float proportions
+    # rounds either way.
+    for n in range(2, 601):
+        for n_1 in range(n + 1):
+            n_2 = n - n_1
+            if (n_1 - n_2) ** 2 == 9 * n:
+                assert uneven_proportions([n_1, n_2]) is None
+                continue
+            even = abs(n_1 - n_2) / n <= NOISE_STANDARD_ERRORS / math.sqrt(n)
+            assert (uneven_proportions([n_1, n_2]) is None) == even, (n_1, n_2)
+
+
+@pytest.mark.parametrize("n_clusters", [3, 4, 10])
+def test_even_multinomial_sizes_are_called_uneven_at_the_tests_level(n_clusters):
+    # Sizes of an even split drawn at random: called uneven about 0.27 % of
+    # the time for every k (the range of the proportions against
+    # 3 / sqrt(n), the rule before, did so 0.09 % of the time at k = 3 and
+    # never in 20,000 draws at k = 10: far more uneven sizes passed as even).
+    rng = np.random.default_rng(n_clusters)
+    draws = rng.multinomial(1000, np.full(n_clusters, 1.0 / n_clusters), size=20000)
+    uneven = np.mean([uneven_proportions(sizes) is not None for sizes in draws])
+    assert 0.0015 < uneven < 0.0045
+    # The sizes k-means found on the digits {1, 2, 7, 9} (classes even):
+    # the range rule called them even, the test does not.
+    sizes = [136, 184, 196, 202]
+    assert max(sizes) - min(sizes) <= 3 * math.sqrt(sum(sizes))
+    assert uneven_proportions(sizes) is not None
 
 
 def test_admit_noise_gives_even_sizes_the_noise_as_bound():
