@@ -105,6 +105,7 @@ def test_runs_on_threads_are_the_runs_on_one_thread(monkeypatch, sparse):
     by_threads = {}
     for n_threads in (1, 2, 4):
         monkeypatch.setattr(kmeans, "_openmp_effective_n_threads", lambda: n_threads)
+        monkeypatch.setattr(kmeans, "THREADED_PASS_PRODUCTS", 0)
         calls = _threads_of_runs(monkeypatch)
         runs = KMeansRuns(X, 5, np.random.RandomState(0))
         centres = runs.best(3), runs.best(MULTICLASS_KMEANS_RUNS)
@@ -119,10 +120,19 @@ def test_runs_on_threads_are_the_runs_on_one_thread(monkeypatch, sparse):
 
 def test_runs_inside_a_restart_thread_take_one_thread(monkeypatch):
     monkeypatch.setattr(kmeans, "_openmp_effective_n_threads", lambda: 4)
-    assert kmeans.kmeans_threads(10) == 4
-    assert kmeans.kmeans_threads(3) == 3
-    inside = map_on_threads(lambda n_runs: kmeans.kmeans_threads(n_runs), [10, 10], 2)
+    large = kmeans.THREADED_PASS_PRODUCTS
+    assert kmeans.kmeans_threads(10, large) == 4
+    assert kmeans.kmeans_threads(3, large) == 3
+    assert kmeans.kmeans_threads(10, large - 1) == 1
+    inside = map_on_threads(lambda n: kmeans.kmeans_threads(n, large), [10, 10], 2)
     assert inside == [1, 1]
+
+
+def test_pass_products_count_stored_values():
+    X = np.zeros((30, 7))
+    X[::3, 2] = 1.0
+    assert kmeans.pass_products(X, 4) == 30 * 7 * 4
+    assert kmeans.pass_products(sp.csr_matrix(X), 4) == 10 * 4
 
 
 def test_cpm3c_computes_its_starts_runs_at_once(monkeypatch):
