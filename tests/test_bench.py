@@ -7,6 +7,8 @@ import sys
 import numpy as np
 import pytest
 
+import mmc
+from mmc.bench._data import digit_pair_errors, digits
 from mmc.bench._robustness import MARGIN, summarise
 from mmc.bench._robustness_data import (
     QUICK_MULTICLASS,
@@ -14,6 +16,7 @@ from mmc.bench._robustness_data import (
     multiclass_cases,
     two_class_cases,
 )
+from mmc.metrics import clustering_error
 
 
 def _run_bench(*args, cwd):
@@ -364,3 +367,12 @@ def test_multiclass_timings_follow_n_and_k_with_ratios_to_kmeans():
     cpm3c = result["sizes"]["dense"]["CPM3C"]["times"][0]
     kmeans = result["sizes"]["dense"]["KMeans"]["times"][0]
     assert f"{cpm3c:.2f} ({cpm3c / kmeans:.1f}x)" in table
+
+
+def test_digit_pair_errors_are_the_defaults_errors_on_each_pair():
+    errors = digit_pair_errors("CPM3C", pairs=[(3, 8), (1, 7)])
+    assert list(errors) == ["3v8", "1v7"]
+    for pair, (a, b) in (("3v8", (3, 8)), ("1v7", (1, 7))):
+        X, y = digits((a, b))
+        labels = mmc.CPM3C(n_clusters=2, random_state=0).fit(X).labels_
+        assert errors[pair] == 100.0 * clustering_error(y, labels)

@@ -23,16 +23,13 @@ import contextlib
 import itertools
 import sys
 import time
-import warnings
 
 import numpy as np
-from sklearn.datasets import load_digits
 
-import mmc
 from mmc import _balance
 from mmc.bench import _robustness
+from mmc.bench._data import digit_pair_errors
 from mmc.bench._registry import estimators as registry
-from mmc.metrics import clustering_error
 
 ESTIMATORS = ("CPMMC", "CPM3C", "MultivariateMMC", "EvoMMC", "FastEvoMMC", "ODMC")
 DEFAULT = _balance.NOISE_STANDARD_ERRORS
@@ -48,29 +45,6 @@ def noise_level(level):
         _balance.NOISE_STANDARD_ERRORS = DEFAULT
 
 
-def digit_pairs(name):
-    digits = load_digits()
-    X, y = digits.data / 16.0, digits.target
-    errors = {}
-    for a, b in itertools.combinations(range(10), 2):
-        mask = np.isin(y, (a, b))
-        params = {"n_clusters": 2} if name == "CPM3C" else {}
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            labels = getattr(mmc, name)(random_state=0, **params).fit(X[mask]).labels_
-        errors[f"{a}v{b}"] = 100 * clustering_error(y[mask], labels)
-    return errors
-
-
-def summary(cases, name):
-    errors = [c["scores"][name]["error"] for c in cases.values()]
-    worse = sum(
-        c["scores"][name]["error"] > c["scores"]["KMeans"]["error"] + 1
-        for c in cases.values()
-    )
-    return float(np.mean(errors)), worse
-
-
 def main(levels):
     start = time.perf_counter()
     entries = registry()
@@ -79,7 +53,7 @@ def main(levels):
         for level in (DEFAULT, *levels):
             with noise_level(level):
                 suite = _robustness.run({name: entries[name]})
-                pairs = digit_pairs(name)
+                pairs = digit_pair_errors(name)
             results[name, level] = (suite, pairs)
             print(name, level, f"{time.perf_counter() - start:.0f} s", file=sys.stderr)
 
@@ -96,16 +70,16 @@ def main(levels):
     )
     print("|---|---|---|---|---|---|---|")
     for (name, level), (suite, pairs) in results.items():
-        two = summary(suite["two_class"]["cases"], name)
-        multi_cases = {
-            case: record
-            for case, record in suite["multiclass"]["cases"].items()
-            if name in record["scores"]
-        }
-        multi = summary(multi_cases, name) if multi_cases else None
+        two = suite["two_class"]["summary"][name]
+        multi = suite["multiclass"]["summary"].get(name)
         print(
-            f"| {name} | {level:g} | {two[0]:.2f} | {two[1]} | "
-            + (f"{multi[0]:.2f} | {multi[1]} | " if multi else "- | - | ")
+            f"| {name} | {level:g} | {two['mean_error']:.2f} | "
+            f"{two['n_worse_than_kmeans']} | "
+            + (
+                f"{multi['mean_error']:.2f} | {multi['n_worse_than_kmeans']} | "
+                if multi
+                else "- | - | "
+            )
             + f"{np.mean(list(pairs.values())):.2f} |"
         )
     print(
