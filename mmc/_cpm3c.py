@@ -367,6 +367,7 @@ class CPM3C(_CuttingPlaneEstimator):
 
     # Fits on Dask arrays run coordinate descent (mmc/_dask_cpm3c.py).
     _takes_dask = True
+    _kmeans_start_runs = MULTICLASS_KMEANS_RUNS
 
     def _fit(self, X):
         self.solver_ = self._resolve_solver(X)
@@ -432,7 +433,7 @@ class CPM3C(_CuttingPlaneEstimator):
         if method == "array":
             return cluster_means(X, arg, self.n_clusters), arg
         if kmeans_runs is not None:
-            return kmeans_runs.best(MULTICLASS_KMEANS_RUNS), None
+            return kmeans_runs.best(self._kmeans_start_runs), None
         centres = initial_centres(
             X, x_mean, method, np.random.RandomState(arg), self.n_clusters, principal
         )

@@ -56,12 +56,7 @@ from mmc._feature_map import _FeatureMapMixin, _LinearDecisionMixin
 from mmc._kmeans import KMeansRuns
 from mmc._labelling import orientation, warn_if_one_cluster
 from mmc._seeds import draw_seeds
-from mmc._starts import (
-    MULTICLASS_KMEANS_RUNS,
-    initial_signs,
-    principal_component,
-    start_methods,
-)
+from mmc._starts import initial_signs, principal_component, start_methods
 from mmc._threads import best_of_restarts, raise_if_stopped, single_blas_thread
 
 RunResult = namedtuple(
@@ -226,6 +221,9 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
 
     # Whether fit takes Dask arrays (see mmc/_dask.py).
     _takes_dask = False
+    # The k-means runs a "kmeans" start takes (best_kmeans_centres), or None
+    # for a start that takes none of them (the two-cluster estimators').
+    _kmeans_start_runs = None
 
     # class_balance="auto": the balance term as a function of the cluster
     # proportions (mmc/_balance.py).
@@ -407,12 +405,19 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         ``method`` and ``seed``) shares with the class-balance estimate, or
         None. Shared by a ``"kmeans"`` start where the estimate sees every
         row (its runs are then the start's first ones); they are kept for
-        the fit, so only on data that small. The start's runs are computed
-        at once, on threads, before the estimate takes the first few."""
-        if method != "kmeans" or isinstance(X, RowBlocks) or X.shape[0] > SAMPLE_ROWS:
+        the fit, so only on data that small, and only for estimators whose
+        start takes them (``_kmeans_start_runs``). The start's runs are
+        computed at once, on threads, before the estimate takes the first
+        few."""
+        if (
+            self._kmeans_start_runs is None
+            or method != "kmeans"
+            or isinstance(X, RowBlocks)
+            or X.shape[0] > SAMPLE_ROWS
+        ):
             return None
         runs = KMeansRuns(X, self._n_clusters(), np.random.RandomState(seed))
-        runs.compute(MULTICLASS_KMEANS_RUNS)
+        runs.compute(self._kmeans_start_runs)
         return runs
 
 

@@ -7,7 +7,7 @@ import scipy.sparse as sp
 from sklearn.datasets import load_digits
 
 import mmc._kmeans as kmeans
-from mmc import CPM3C
+from mmc import CPM3C, CPMMC
 from mmc._balance import KMEANS_RUNS, SAMPLE_ROWS
 from mmc._kmeans import KMeansRuns, best_kmeans_centres
 from mmc._starts import MULTICLASS_KMEANS_RUNS
@@ -143,3 +143,12 @@ def test_cpm3c_computes_its_starts_runs_at_once(monkeypatch):
     CPM3C(n_clusters=4, random_state=0).fit(X)
     assert calls[0][0] == MULTICLASS_KMEANS_RUNS
     assert sum(n_runs for n_runs, _ in calls) == MULTICLASS_KMEANS_RUNS
+
+
+def test_two_cluster_kmeans_start_draws_only_the_estimates_runs(monkeypatch):
+    # CPMMC's "kmeans" start is one run of its own: the fit computes the
+    # estimate's runs and no more.
+    X, _ = load_digits(n_class=2, return_X_y=True)
+    calls = _count_runs(monkeypatch)
+    CPMMC(init="kmeans", n_init=1, random_state=0).fit(X)
+    assert len(calls) == KMEANS_RUNS
