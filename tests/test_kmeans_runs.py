@@ -1,6 +1,8 @@
 """KMeansRuns: the runs of best_kmeans_centres kept for a second use, and
 the fit that shares them (CPM3C's class-balance estimate and k-means start)."""
 
+import threading
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -152,3 +154,26 @@ def test_two_cluster_kmeans_start_draws_only_the_estimates_runs(monkeypatch):
     calls = _count_runs(monkeypatch)
     CPMMC(init="kmeans", n_init=1, random_state=0).fit(X)
     assert len(calls) == KMEANS_RUNS
+
+
+def test_a_failing_run_on_threads_stops_the_others_and_is_raised(monkeypatch):
+    X, _ = load_digits(n_class=5, return_X_y=True)
+    monkeypatch.setattr(kmeans, "_openmp_effective_n_threads", lambda: 2)
+    monkeypatch.setattr(kmeans, "THREADED_PASS_PRODUCTS", 0)
+    run = kmeans._stable_kmeans
+    started = []
+
+    def failing(*args):
+        started.append(threading.current_thread().name)
+        if len(started) == 2:
+            raise ValueError("run failed")
+        return run(*args)
+
+    monkeypatch.setattr(kmeans, "_stable_kmeans", failing)
+    before = threading.active_count()
+    with pytest.raises(ValueError, match="run failed"):
+        KMeansRuns(X, 5, np.random.RandomState(0)).compute(MULTICLASS_KMEANS_RUNS)
+    # The runs queued behind the failure did not start, and no thread of
+    # the pool outlives the call.
+    assert len(started) < MULTICLASS_KMEANS_RUNS
+    assert threading.active_count() == before
