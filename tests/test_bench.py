@@ -376,3 +376,27 @@ def test_digit_pair_errors_are_the_defaults_errors_on_each_pair():
         X, y = digits((a, b))
         labels = mmc.CPM3C(n_clusters=2, random_state=0).fit(X).labels_
         assert errors[pair] == 100.0 * clustering_error(y, labels)
+
+
+def test_moved_lines_name_the_cases_and_pairs_that_moved():
+    from mmc.bench._robustness import moved_lines
+
+    def suite(error_a, error_b):
+        scores = {
+            "a": {"CPMMC": {"error": error_a}, "KMeans": {"error": 3.0}},
+            "b": {"CPMMC": {"error": error_b}, "KMeans": {"error": 4.0}},
+            "c": {"KMeans": {"error": 1.0}},  # CPMMC did not run here
+        }
+        return {
+            "two_class": {"cases": {k: {"scores": scores[k]} for k in ("a", "c")}},
+            "multiclass": {"cases": {"b": {"scores": scores["b"]}}},
+        }
+
+    lines = moved_lines(
+        "CPMMC",
+        suite(2.0, 5.0),
+        suite(2.04, 7.5),
+        {"1v2": 1.0, "3v8": 2.0},
+        {"1v2": 1.0, "3v8": 0.5},
+    )
+    assert lines == ["b: 5.00 -> 7.50 (4.00)", "digits 3v8: 2.00 -> 0.50"]

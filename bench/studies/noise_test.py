@@ -89,18 +89,8 @@ def main(levels):
     for name, level in itertools.product(ESTIMATORS, levels):
         (off, off_pairs), (on, on_pairs) = results[name, DEFAULT], results[name, level]
         print(f"* {name}, level {level:g}:")
-        for group in ("two_class", "multiclass"):
-            for case, record in on[group]["cases"].items():
-                if name not in record["scores"]:
-                    continue
-                before = off[group]["cases"][case]["scores"][name]["error"]
-                after = record["scores"][name]["error"]
-                if abs(after - before) > 0.05:
-                    kmeans = record["scores"]["KMeans"]["error"]
-                    print(f"  {case}: {before:.2f} -> {after:.2f} ({kmeans:.2f})")
-        for pair in on_pairs:
-            if abs(on_pairs[pair] - off_pairs[pair]) > 0.05:
-                print(f"  digits {pair}: {off_pairs[pair]:.2f} -> {on_pairs[pair]:.2f}")
+        for line in _robustness.moved_lines(name, off, on, off_pairs, on_pairs):
+            print(f"  {line}")
     print(f"\nThe script took {time.perf_counter() - start:.0f} s.")
 
 

@@ -196,6 +196,29 @@ def run(entries, quick=False, repeat=1, random_state=0, progress=None, groups=GR
     return result
 
 
+def moved_lines(name, before, after, pairs_before, pairs_after, threshold=0.05):
+    """What moved between two runs of ``name``: a line for each case of
+    :func:`run`'s results ``before`` and ``after`` whose error (%) moved by
+    more than ``threshold`` points (``case: before -> after (KMeans)``),
+    then for each digit pair of ``pairs_before`` and ``pairs_after``
+    (pair -> error) that did (``digits pair: before -> after``). The
+    studies that vary a rule print them."""
+    lines = []
+    for group in GROUPS:
+        for case, record in after[group]["cases"].items():
+            if name not in record["scores"]:
+                continue
+            old = before[group]["cases"][case]["scores"][name]["error"]
+            new = record["scores"][name]["error"]
+            if abs(new - old) > threshold:
+                kmeans = record["scores"]["KMeans"]["error"]
+                lines.append(f"{case}: {old:.2f} -> {new:.2f} ({kmeans:.2f})")
+    for pair, new in pairs_after.items():
+        if abs(new - pairs_before[pair]) > threshold:
+            lines.append(f"digits {pair}: {pairs_before[pair]:.2f} -> {new:.2f}")
+    return lines
+
+
 def summary_lines(result):
     """The two summary tables for the terminal."""
     lines = []
