@@ -5,6 +5,7 @@ worker lost in the middle of a fit."""
 import pickle
 import sys
 import threading
+import weakref
 
 import numpy as np
 import pytest
@@ -365,3 +366,105 @@ def test_block_products_match_numpy(dtype, sparse):
     X64 = X.astype(np.float64)
     np.testing.assert_allclose(row_products(block, Q), X64 @ Q, rtol=1e-10)
     np.testing.assert_allclose(weighted_row_sums(W, block), W.T @ X64, rtol=1e-10)
+
+
+def _generated(X, rows, made):
+    """X as a lazily computed Dask array of blocks of ``rows`` rows: each
+    block is made afresh when computed, and ``made`` keeps a weak
+    reference to every block made."""
+
+    def make(block_info=None):
+        start, stop = block_info[None]["array-location"][0]
+        block = X[start:stop].copy()
+        made.append(weakref.ref(block))
+        return block
+
+    chunks = tuple(min(rows, X.shape[0] - s) for s in range(0, X.shape[0], rows))
+    return da.map_blocks(
+        make, chunks=(chunks, (X.shape[1],)), dtype=X.dtype, meta=X[:0]
+    )
+
+
+def _live(made):
+    return sum(ref() is not None for ref in made)
+
+
+def _visit(block, state, carry, shared, round_):
+    """A chained pass that notes how many made blocks are alive."""
+    (made,) = shared
+    return state, carry + 1, (round_, float(block.sum()), _live(made))
+
+
+@pytest.mark.parametrize("form", ["generated", "from_array", "persisted"])
+def test_chain_computes_lazy_blocks_in_each_task(sync_scheduler, form):
+    """A block that must be computed is computed in each task of a chain
+    and dropped after it (at most one alive, so that the blocks of data
+    larger than memory are never held from one round to the next); a
+    block in memory is used as it is."""
+    from mmc._dask import BlockReader, RowBlocks, chained_inputs
+
+    X = np.random.RandomState(0).standard_normal((500, 3))
+    made = []
+    dX = _chunked(X) if form == "from_array" else _generated(X, 100, made)
+    if form == "persisted":
+        dX = dX.persist()
+    blocks = RowBlocks(dX)
+    lazy = [isinstance(b, BlockReader) for b in chained_inputs(blocks.blocks)]
+    assert lazy == [form == "generated"] * 5
+    n_made = len(made)
+    states, carry, results = blocks.chain(_visit, [None] * 5, 0, made, n_rounds=3)
+    assert carry == 15
+    sums = [X[s : s + 100].sum() for s in range(0, 500, 100)]
+    assert [r[:2] for r in results] == [
+        (round_, pytest.approx(s, rel=1e-12)) for round_ in range(3) for s in sums
+    ]
+    if form == "generated":
+        assert len(made) == 15
+        assert max(r[2] for r in results) == 1
+    else:
+        assert len(made) == n_made
+
+
+def test_blocks_in_memory_are_used_as_they_are(client):
+    """Data persisted on a cluster, or in the graph (also inside a task),
+    are not computed again by the tasks of a chain."""
+    from mmc._dask import BlockReader, RowBlocks, chained_inputs
+
+    mapped = _chunked(np.ones((300, 2))).map_blocks(np.negative)
+    assert not any(
+        isinstance(b, BlockReader) for b in chained_inputs(mapped.to_delayed().ravel())
+    )
+    lazy = _generated(np.ones((300, 2)), 100, [])
+    assert all(
+        isinstance(b, BlockReader) for b in chained_inputs(RowBlocks(lazy).blocks)
+    )
+    # Aligned to segments of 64 rows: tasks on the persisted keys.
+    persisted = client.persist(lazy)
+    chained = chained_inputs(RowBlocks(persisted, segment_rows=64).blocks)
+    assert not any(isinstance(b, BlockReader) for b in chained)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_cpm3c_fit_on_computed_blocks_takes_the_in_memory_steps(sync_scheduler, sparse):
+    """CPM3C on a lazily computed array (its blocks computed again in every
+    round of an epoch) fits as in memory."""
+    X = _digits((0, 6))
+    lazy = _generated(X, 100, [])
+    if sparse:
+        X = sp.csr_matrix(X)
+        lazy = lazy.map_blocks(sp.csr_matrix, meta=sp.csr_matrix((0, 0)))
+    expected = CPM3C(n_clusters=2, n_init=1, random_state=0).fit(X)
+    est = CPM3C(n_clusters=2, n_init=1, random_state=0).fit(lazy)
+    np.testing.assert_array_equal(est.labels_, expected.labels_)
+    assert est.n_iter_ == expected.n_iter_
+    assert est.objective_ == pytest.approx(expected.objective_, rel=1e-9)
+
+
+def test_cpm3c_cluster_fit_on_computed_blocks(client):
+    """The blocks computed in the workers' tasks (BlockReader travels with
+    them): the in-memory fit's labels."""
+    X = _blobs()
+    expected = CPM3C(n_clusters=2, n_init=1, random_state=0).fit(X)
+    est = CPM3C(n_clusters=2, n_init=1, random_state=0).fit(_generated(X, 100, []))
+    np.testing.assert_array_equal(est.labels_, expected.labels_)
+    assert est.objective_ == pytest.approx(expected.objective_, rel=1e-9)
