@@ -9,8 +9,10 @@ curved gaps, such as between two moons, :class:`mmc.CPMMC`,
 ``kernel=``: the samples are mapped to the features of the kernel (an
 explicit map, exact up to ``n_components`` samples and a Nystroem
 approximation beyond) and the hyperplane is learnt there. EvoMMC and
-FastEvoMMC work with the kernel matrix itself and use the rbf kernel by
-default.
+FastEvoMMC work with the kernel matrix itself and take ``kernel="auto"`` by
+default: the rbf kernel, or the linear kernel where every sample is nearly
+as far from every other, as between tf-idf rows of text
+(:func:`mmc.kernels.resolve_kernel`).
 
 The first row compares kernels on two moons; the second varies the width of
 the rbf kernel, ``gamma``, around its default ``"scale"``,

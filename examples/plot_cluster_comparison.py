@@ -7,7 +7,8 @@ Each estimator of mmc, with its default parameters, on four small data sets
 (as generated, not centred): two even blobs, two blobs of 240 and 60 samples, 300
 samples of two moons and 400 of two circles. On the moons and circles the
 estimators that take ``kernel=`` use ``kernel="rbf"``; EvoMMC and FastEvoMMC
-always use their default rbf kernel. KMeans is shown for reference.
+always use their default, ``kernel="auto"``, which is the rbf kernel on these
+data. KMeans is shown for reference.
 
 The background is the cluster that ``predict`` gives at each point; the
 solid line is the boundary between clusters and the dashed lines are the

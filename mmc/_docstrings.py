@@ -70,8 +70,12 @@ n_clusters : int, default=2
     reg : float, default=1e-3
         Regularisation ``lambda`` of the least-squares problem, > 0.
 
-    kernel : {"rbf", "linear", "poly"}, default="rbf"
-        Kernel function (see :mod:`mmc.kernels`).
+    kernel : {"auto", "rbf", "linear", "poly"}, default="auto"
+        Kernel function (see :mod:`mmc.kernels`). ``"auto"`` is ``"rbf"``
+        unless the squared distances between samples are concentrated
+        around their mean, as between tf-idf rows of text, where it is
+        ``"linear"`` (:func:`mmc.kernels.resolve_kernel`); ``kernel_`` is
+        the one used.
 
     """
     + KERNEL_COEFFICIENTS
@@ -152,8 +156,11 @@ labels_ : ndarray of shape (n_samples,)
     n_components_ : int
         Rank of the (exact or approximate) kernel matrix used.
 
+    kernel_ : str
+        The kernel used (``kernel``, with ``"auto"`` resolved).
+
     gamma_ : float
-        The kernel coefficient used.
+        The kernel coefficient used (1.0 with the linear kernel).
 
     class_balance_ : float
         The balance bound the search used: ``class_balance``, or the value

@@ -35,7 +35,7 @@ from mmc._feature_map import KERNEL_COEFFICIENT_CONSTRAINTS
 from mmc._labelling import balance_bound, orientation, warn_if_one_cluster
 from mmc._seeds import draw_seeds
 from mmc._threads import best_of_restarts, single_blas_thread
-from mmc.kernels import KERNELS, resolve_gamma
+from mmc.kernels import KERNELS, resolve_gamma, resolve_kernel
 
 
 class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
@@ -53,7 +53,7 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
     _parameter_constraints: dict = {
         "n_clusters": [Interval(Integral, 2, 255, closed="both")],
         "reg": [Interval(Real, 0, None, closed="neither")],
-        "kernel": [StrOptions(set(KERNELS))],
+        "kernel": [StrOptions({"auto", *KERNELS})],
         **KERNEL_COEFFICIENT_CONSTRAINTS,
         "class_balance": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="both")],
         "population_size": [Interval(Integral, 1, None, closed="left")],
@@ -69,7 +69,7 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
 
     def _kernel_params(self, gamma):
         return {
-            "kernel": self.kernel,
+            "kernel": self.kernel_,
             "gamma": gamma,
             "degree": self.degree,
             "coef0": self.coef0,
@@ -106,7 +106,8 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
         self._check_params_vs_input(X)
         random_state = check_random_state(self.random_state)
         init_labels = self._initial_labels(n_samples, self.n_clusters)
-        gamma = resolve_gamma(X, self.gamma) if self.kernel != "linear" else 1.0
+        self.kernel_ = resolve_kernel(X, self.kernel)
+        gamma = resolve_gamma(X, self.gamma) if self.kernel_ != "linear" else 1.0
         self.gamma_ = gamma
         basis, dual_coef = self._fit_basis(X, gamma, random_state)
         basis = tie_duplicates(basis, duplicate_representatives(X))

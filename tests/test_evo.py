@@ -179,7 +179,7 @@ def test_fastevommc_matches_the_formula_with_the_nystroem_kernel(sparse, landmar
     else:
         assert est.landmarks_ is None
         assert isinstance(Z, np.ndarray)  # centres: dense even for sparse X
-    params = {"kernel": "rbf", "gamma": est.gamma_}
+    params = {"kernel": est.kernel_, "gamma": est.gamma_}
     K_nR = kernel_matrix(X, Z, **params)
     K_RR = kernel_matrix(Z, **params)
     labels = 2 * est.labels_ - 1
@@ -382,3 +382,23 @@ def test_landmarks_given_as_an_array():
         FastEvoMMC(landmarks=X[:10], n_components=12).fit(X)
     with pytest.raises(ValueError, match="'landmarks' parameter"):
         FastEvoMMC(landmarks="farthest").fit(X)
+
+
+@pytest.mark.parametrize("Estimator", [EvoMMC, FastEvoMMC])
+def test_auto_kernel_fits_with_the_kernel_it_resolves_to(Estimator):
+    """kernel="auto": linear on text-like rows (every sample nearly as far
+    from every other), rbf on the digits; the fit is the named kernel's."""
+    from sklearn.datasets import load_digits
+
+    from mmc.datasets import make_sparse_clusters
+
+    text, _ = make_sparse_clusters(n_samples=200, random_state=0)
+    digits = load_digits()
+    pair = digits.data[np.isin(digits.target, (3, 8))][:150] / 16
+    for X, expected in ((text, "linear"), (pair, "rbf")):
+        auto = Estimator(random_state=0).fit(X)
+        named = Estimator(kernel=expected, random_state=0).fit(X)
+        assert auto.kernel == "auto" and auto.kernel_ == expected == named.kernel_
+        assert auto.gamma_ == named.gamma_
+        np.testing.assert_array_equal(auto.labels_, named.labels_)
+        np.testing.assert_array_equal(auto.predict(X[:30]), named.predict(X[:30]))

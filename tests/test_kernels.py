@@ -11,7 +11,15 @@ import pytest
 import scipy.sparse as sp
 from _data import random_X
 
-from mmc.kernels import KERNELS, kernel_matrix, nystroem, resolve_gamma
+import mmc.kernels
+from mmc.kernels import (
+    KERNELS,
+    distance_spread,
+    kernel_matrix,
+    nystroem,
+    resolve_gamma,
+    resolve_kernel,
+)
 
 
 def _dense(X):
@@ -39,6 +47,59 @@ def test_resolve_gamma(sparse, dtype):
     assert isinstance(resolve_gamma(X, 2), float)
     # Constant data has no variance: gamma falls back to 1.
     assert resolve_gamma(np.ones((5, 3), dtype=dtype), "scale") == 1.0
+
+
+def _reference_spread(X):
+    """std / mean of the squared distances of all distinct pairs, by loops."""
+    X = _dense(X)
+    n = X.shape[0]
+    squared = [((X[i] - X[j]) ** 2).sum() for i in range(n) for j in range(i + 1, n)]
+    return np.std(squared) / np.mean(squared)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_distance_spread_matches_all_pairs(sparse, dtype, seed):
+    rng = np.random.default_rng(seed)
+    X = random_X(rng, 60, 9, dtype=dtype, sparse=sparse, scales=(0.5, 2.0))
+    assert distance_spread(X) == pytest.approx(_reference_spread(X), rel=1e-6)
+
+
+def test_distance_spread_of_many_rows_takes_evenly_spaced_rows(monkeypatch):
+    monkeypatch.setattr(mmc.kernels, "SPREAD_ROWS", 11)
+    X = np.random.default_rng(3).standard_normal((101, 4))
+    # Rows 0, 10, ..., 100: no draw, the same rows at every call.
+    assert distance_spread(X) == pytest.approx(_reference_spread(X[::10]), rel=1e-9)
+    assert distance_spread(np.ones((6, 3))) == 0.0
+    assert distance_spread(np.ones((1, 3))) == 0.0
+
+
+@pytest.mark.parametrize("n_features", [20, 200, 2000])
+def test_distance_spread_is_two_over_the_effective_dimension(n_features):
+    """Gaussian rows of covariance diag(l): spread**2 = 2 (sum l^2) / (sum l)^2."""
+    rng = np.random.default_rng(0)
+    scales = rng.uniform(0.5, 1.5, n_features)
+    X = rng.standard_normal((500, n_features)) * scales
+    eigenvalues = scales**2
+    dimension = eigenvalues.sum() ** 2 / (eigenvalues**2).sum()
+    assert distance_spread(X) ** 2 == pytest.approx(2 / dimension, rel=0.1)
+
+
+def test_resolve_kernel():
+    from sklearn.datasets import load_digits
+
+    from mmc.datasets import make_sparse_clusters
+
+    digits = load_digits().data / 16
+    text, _ = make_sparse_clusters(n_samples=300, random_state=0)
+    assert resolve_kernel(digits, "auto") == "rbf"
+    assert resolve_kernel(text, "auto") == "linear"
+    # Gaussian rows in 100 dimensions: spread 0.14, effective dimension 100.
+    gaussian = np.random.default_rng(0).standard_normal((400, 100))
+    assert resolve_kernel(gaussian, "auto") == "rbf"
+    for kernel in KERNELS:
+        assert resolve_kernel(text, kernel) == kernel
 
 
 @pytest.mark.parametrize("kernel", KERNELS)
