@@ -154,7 +154,6 @@ class RowBlocks:
         self.sizes = tuple(int(s) for s in X.chunks[0])
         self.starts = np.concatenate([[0], np.cumsum(self.sizes)]).astype(np.int64)
         self.blocks = list(X.to_delayed().ravel())
-        self._chained = None
 
     @property
     def n_blocks(self):
@@ -205,24 +204,14 @@ class RowBlocks:
         does, the last block's carry on the driver and the results of every
         round, round after round. One computation; only the states of the
         last round are kept.
-
-        A block that must be computed (read from disk, generated) is
-        computed inside each task that visits it (:class:`BlockReader`):
-        were it a key of the computation, its every round would hold it
-        until the last, the data beyond the workers' memory would be
-        spilled to disk and read back at every round, and the time would
-        grow faster than the rows. A block in memory already is used as
-        it is.
         """
         dask = self.dask
         shared = dask.delayed(shared, traverse=False)
         call = dask.delayed(_on_block_chained, pure=False, nout=3)
-        if self._chained is None:
-            self._chained = chained_inputs(self.blocks)
         results = []
         for round_ in range(n_rounds):
             new_states = []
-            for block, state in zip(self._chained, states):
+            for block, state in zip(self.blocks, states):
                 task = call(function, block, self.dtype, state, carry, shared, round_)
                 new_states.append(task[0])
                 carry = task[1]
@@ -259,67 +248,8 @@ def _distributed_client(dask):
     return client if type(client).__name__ == "Client" else None
 
 
-class BlockReader:
-    """One block of a Dask array computed where it is needed: its part of
-    the array's graph, run by the synchronous scheduler inside the task
-    that reads it (as Dask runs a fused task), so that the block is never
-    a key of the computation that reads it (:meth:`RowBlocks.chain`)."""
-
-    def __init__(self, graph, key):
-        self.graph = graph
-        self.key = key
-
-    def read(self):
-        from dask.local import get_sync
-
-        return get_sync(self.graph, self.key)
-
-
-def _holds_data(value):
-    """Whether a value of a graph holds data in memory: an array, a sparse
-    matrix or a distributed future, also inside a task's arguments."""
-    if type(value).__name__ == "DataNode":
-        value = value.value
-    if type(value).__name__ == "Future":
-        return True
-    if isinstance(value, np.ndarray) or sp.issparse(value):
-        return True
-    if isinstance(value, dict):
-        parts = value.values()
-    elif isinstance(value, (list, tuple)):
-        parts = value
-    else:  # a task: its arguments
-        parts = (*getattr(value, "args", ()), *getattr(value, "kwargs", {}).values())
-    return any(_holds_data(part) for part in parts)
-
-
-def chained_inputs(blocks):
-    """What the chained tasks get for the blocks (Delayed of one array):
-    a block itself when its data are in memory, else a
-    :class:`BlockReader` of its part of the graph (one walk of the graph
-    from each block's key)."""
-    graphs = {}
-    inputs = []
-    for block in blocks:
-        graph = graphs.setdefault(id(block.dask), dict(block.__dask_graph__()))
-        part, pending, in_memory = {}, [block.key], False
-        while pending and not in_memory:
-            key = pending.pop()
-            if key in part:
-                continue
-            # A key outside the graph: data persisted on a cluster.
-            in_memory = key not in graph or _holds_data(graph[key])
-            if not in_memory:
-                part[key] = graph[key]
-                pending.extend(graph[key].dependencies)
-        inputs.append(block if in_memory else BlockReader(part, block.key))
-    return inputs
-
-
 def _on_block_chained(function, block, dtype, state, carry, shared, round_):
     """``function`` of :meth:`RowBlocks.chain` on a block made ready."""
-    if isinstance(block, BlockReader):
-        block = block.read()
     return function(prepare_block(block, dtype), state, carry, shared, round_)
 
 
