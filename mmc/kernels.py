@@ -12,7 +12,9 @@ scikit-learn and described by the same three numbers as in
 
 All three are positive semi-definite, which the least-squares estimators
 need. ``gamma="scale"`` takes ``1 / (n_features * X.var())`` from the data,
-as SVC does.
+as SVC does. ``kernel="auto"`` of EvoMMC and FastEvoMMC is the rbf kernel
+or, where the squared distances between samples are concentrated around
+their mean, the linear kernel (:func:`resolve_kernel`).
 
 The estimators that learn a hyperplane (``kernel=`` of CPMMC,
 MultivariateMMC, ...) do not use kernel matrices: they learn it on an
@@ -51,8 +53,8 @@ __all__ = [
     "FEATURE_MAP_KERNELS",
     "KERNELS",
     "KernelFeatureMap",
-    "kernel_matrix",
     "distance_spread",
+    "kernel_matrix",
     "nystroem",
     "resolve_gamma",
     "resolve_kernel",
@@ -79,7 +81,8 @@ def distance_spread(X):
     The standard deviation of ``|x_i - x_j|^2`` over the distinct pairs of
     (at most :data:`SPREAD_ROWS` evenly spaced) rows of X, over its mean.
     For Gaussian data whose covariance has eigenvalues ``l``, its square is
-    ``2 / d`` with ``d = (sum l)^2 / sum l^2`` the effective dimension.
+    about ``2 / d`` with ``d = (sum l)^2 / sum l^2`` the effective
+    dimension.
 
     Parameters
     ----------

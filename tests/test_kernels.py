@@ -96,8 +96,10 @@ def test_resolve_kernel():
     assert resolve_kernel(digits, "auto") == "rbf"
     assert resolve_kernel(text, "auto") == "linear"
     # Gaussian rows in 100 dimensions: spread 0.14, effective dimension 100.
-    gaussian = np.random.default_rng(0).standard_normal((400, 100))
-    assert resolve_kernel(gaussian, "auto") == "rbf"
+    gaussian = np.random.default_rng(0).standard_normal((400, 1000))
+    assert resolve_kernel(gaussian[:, :100], "auto") == "rbf"
+    # In 1000 dimensions: spread 0.045, effective dimension 1000.
+    assert resolve_kernel(gaussian, "auto") == "linear"
     for kernel in KERNELS:
         assert resolve_kernel(text, kernel) == kernel
 
