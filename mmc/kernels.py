@@ -68,8 +68,9 @@ KERNELS = ("linear", "poly", "rbf")
 # their effective dimension 2 / spread**2 (the participation ratio of the
 # covariance's eigenvalues, for Gaussian data) exceeds 200. On the
 # robustness suite the spread is 0.015-0.021 on the text-like cases and at
-# least 0.31 on every other (digits 0.31-0.45, tabular and toy 0.35-1.94):
-# a decision with a margin of five times or more on either side.
+# least 0.30 on every other (digits 0.31-0.45, tabular 0.55-1.98, toy
+# 0.30-0.99; bench/studies/kernel_auto.md): a decision with a margin of
+# three times or more on either side.
 CONCENTRATED_SPREAD = 0.1
 # Rows (evenly spaced, no random draw) whose pairwise distances measure it.
 SPREAD_ROWS = 500
