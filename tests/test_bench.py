@@ -400,3 +400,17 @@ def test_moved_lines_name_the_cases_and_pairs_that_moved():
         {"1v2": 1.0, "3v8": 0.5},
     )
     assert lines == ["b: 5.00 -> 7.50 (4.00)", "digits 3v8: 2.00 -> 0.50"]
+
+
+def test_summary_cells_of_a_study_row():
+    from mmc.bench._robustness import summary_cells
+
+    summary = {"mean_error": 3.456, "n_worse_than_kmeans": 2}
+    suite = {
+        "two_class": {"summary": {"CPMMC": summary, "CPM3C": summary}},
+        "multiclass": {
+            "summary": {"CPM3C": {"mean_error": 4.0, "n_worse_than_kmeans": 0}}
+        },
+    }
+    assert summary_cells("CPMMC", suite) == "3.46 | 2 | - | - | "
+    assert summary_cells("CPM3C", suite) == "3.46 | 2 | 4.00 | 0 | "

@@ -104,17 +104,9 @@ def main(variant, names):
         with estimated_by(VARIANTS[variant]):
             suite = _robustness.run({name: entries[name]})
             pairs = digit_pair_errors(name)
-        two = suite["two_class"]["summary"][name]
-        multi = suite["multiclass"]["summary"].get(name)
         print(
-            f"| {name} | {variant} | {two['mean_error']:.2f} | "
-            f"{two['n_worse_than_kmeans']} | "
-            + (
-                f"{multi['mean_error']:.2f} | {multi['n_worse_than_kmeans']} | "
-                if multi
-                else "- | - | "
-            )
-            + f"{np.mean(list(pairs.values())):.2f} |",
+            f"| {name} | {variant} | {_robustness.summary_cells(name, suite)}"
+            f"{np.mean(list(pairs.values())):.2f} |",
             flush=True,
         )
         record[name] = {

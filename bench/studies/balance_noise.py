@@ -21,19 +21,15 @@ Run from the repository root with mmc installed::
 
 import contextlib
 import functools
-import itertools
 import time
-import warnings
 
 import numpy as np
-from sklearn.datasets import load_digits
 
-import mmc
 from mmc import _cutting_plane, _evo_base, _odmc
 from mmc._balance import resolve_class_balance
 from mmc.bench import _robustness
+from mmc.bench._data import digit_pair_errors
 from mmc.bench._registry import estimators as registry
-from mmc.metrics import clustering_error
 
 ESTIMATORS = ("ODMC", "EvoMMC", "FastEvoMMC", "CPM3C")
 # The module that resolves each estimator's bound; CPM3C's count bounds are
@@ -64,29 +60,6 @@ def admitting(name, admit):
         module.resolve_class_balance = resolve_class_balance
 
 
-def digit_pairs(name):
-    digits = load_digits()
-    X, y = digits.data / 16.0, digits.target
-    errors = {}
-    for a, b in itertools.combinations(range(10), 2):
-        mask = np.isin(y, (a, b))
-        params = {"n_clusters": 2} if name == "CPM3C" else {}
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            labels = getattr(mmc, name)(random_state=0, **params).fit(X[mask]).labels_
-        errors[f"{a}v{b}"] = 100 * clustering_error(y[mask], labels)
-    return errors
-
-
-def summary(cases, name):
-    errors = [c["scores"][name]["error"] for c in cases.values()]
-    worse = sum(
-        c["scores"][name]["error"] > c["scores"]["KMeans"]["error"] + 1
-        for c in cases.values()
-    )
-    return float(np.mean(errors)), worse
-
-
 def main():
     start = time.perf_counter()
     entries = registry()
@@ -95,7 +68,7 @@ def main():
         for admit in (False, True):
             with admitting(name, admit):
                 suite = _robustness.run({name: entries[name]})
-                pairs = digit_pairs(name)
+                pairs = digit_pair_errors(name)
             results[name, admit] = (suite, pairs)
 
     print("# Even k-means estimates admitting the sampling noise\n")
@@ -106,17 +79,9 @@ def main():
     )
     print("|---|---|---|---|---|---|---|")
     for (name, admit), (suite, pairs) in results.items():
-        two = summary(suite["two_class"]["cases"], name)
-        multi_cases = {
-            case: record
-            for case, record in suite["multiclass"]["cases"].items()
-            if name in record["scores"]
-        }
-        multi = summary(multi_cases, name) if multi_cases else None
         print(
-            f"| {name} | {admit} | {two[0]:.2f} | {two[1]} | "
-            + (f"{multi[0]:.2f} | {multi[1]} | " if multi else "- | - | ")
-            + f"{np.mean(list(pairs.values())):.2f} |"
+            f"| {name} | {admit} | {_robustness.summary_cells(name, suite)}"
+            f"{np.mean(list(pairs.values())):.2f} |"
         )
     print("\nCases that moved by more than 0.05 points (off -> on; KMeans):\n")
     for name in ESTIMATORS:

@@ -70,17 +70,9 @@ def main(levels):
     )
     print("|---|---|---|---|---|---|---|")
     for (name, level), (suite, pairs) in results.items():
-        two = suite["two_class"]["summary"][name]
-        multi = suite["multiclass"]["summary"].get(name)
         print(
-            f"| {name} | {level:g} | {two['mean_error']:.2f} | "
-            f"{two['n_worse_than_kmeans']} | "
-            + (
-                f"{multi['mean_error']:.2f} | {multi['n_worse_than_kmeans']} | "
-                if multi
-                else "- | - | "
-            )
-            + f"{np.mean(list(pairs.values())):.2f} |"
+            f"| {name} | {level:g} | {_robustness.summary_cells(name, suite)}"
+            f"{np.mean(list(pairs.values())):.2f} |"
         )
     print(
         f"\nCases that moved by more than 0.05 points (level {DEFAULT:g} -> "

@@ -219,6 +219,22 @@ def moved_lines(name, before, after, pairs_before, pairs_after, threshold=0.05):
     return lines
 
 
+def summary_cells(name, suite):
+    """The cells of ``name``'s row in a study's table of :func:`run`'s
+    results ``suite``: the two-class mean error and count of cases worse
+    than KMeans + ``MARGIN``, then the same for the multiclass cases
+    (``-`` for an estimator of two clusters), each cell followed by
+    ``" | "``."""
+    two = suite["two_class"]["summary"][name]
+    multi = suite["multiclass"]["summary"].get(name)
+    cells = [f"{two['mean_error']:.2f}", str(two["n_worse_than_kmeans"])]
+    if multi:
+        cells += [f"{multi['mean_error']:.2f}", str(multi["n_worse_than_kmeans"])]
+    else:
+        cells += ["-", "-"]
+    return "".join(f"{cell} | " for cell in cells)
+
+
 def summary_lines(result):
     """The two summary tables for the terminal."""
     lines = []
