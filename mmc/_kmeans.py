@@ -24,7 +24,9 @@ _NO_SUMS = np.zeros((0, 0))
 _NO_BOUNDS = (np.zeros(0), np.zeros(0), np.zeros(0))
 
 
-def _squared_row_norms(X):
+def squared_row_norms(X):
+    """``|x_i|^2`` of every row of X (dense or CSR), in X's dtype's
+    arithmetic, without BLAS."""
     if sp.issparse(X):
         return np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
     return np.einsum("ij,ij->i", X, X)
@@ -132,7 +134,7 @@ def rounding_scale(X):
             X.sum_duplicates()
     else:
         X = np.ascontiguousarray(X, dtype=np.float64)
-    return X, _squared_row_norms(X), relative_rounding_bound(X.shape[1])
+    return X, squared_row_norms(X), relative_rounding_bound(X.shape[1])
 
 
 def relative_rounding_bound(n_features):

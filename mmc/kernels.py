@@ -48,6 +48,7 @@ from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.utils import check_random_state
 
 from mmc._docstrings import KERNEL_COEFFICIENTS, fill_doc
+from mmc._kmeans import squared_row_norms
 
 __all__ = [
     "FEATURE_MAP_KERNELS",
@@ -99,12 +100,11 @@ def distance_spread(X):
     A = X[rows.astype(np.intp)]
     if sp.issparse(A):
         A = sp.csr_matrix(A, dtype=np.float64)
-        sq_norms = np.asarray(A.multiply(A).sum(axis=1)).ravel()
         gram = (A @ A.T).toarray()
     else:
         A = np.asarray(A, dtype=np.float64)
-        sq_norms = np.einsum("ij,ij->i", A, A)
         gram = A @ A.T
+    sq_norms = squared_row_norms(A)
     upper = np.triu_indices(len(rows), 1)
     distances = np.maximum(sq_norms[:, None] + sq_norms[None, :] - 2.0 * gram, 0.0)
     distances = distances[upper]
