@@ -23,6 +23,7 @@ from mmc._evo_basis import (
     kmeans_landmarks,
     nystroem_basis,
     nystroem_dual_coef,
+    singular_landmarks,
 )
 from mmc._seeds import draw_seeds
 from mmc.kernels import kernel_matrix, nystroem
@@ -210,17 +211,25 @@ class FastEvoMMC(_BaseEvoMMC):
     that of :class:`EvoMMC` (see there).
 
     **Landmarks.** The paper draws R at random from the samples
-    (``landmarks="random"``). By default (``landmarks="kmeans"``) the
-    landmarks are the centres of a short k-means run, which approximate the
-    kernel matrix better with the same r (Zhang, Tsang and Kwok, 2008):
-    k-means++ seeding and ``mmc._evo_basis.KMEANS_ITERATIONS = 3`` Lloyd
-    iterations on a random subsample of at most
-    ``mmc._evo_basis.KMEANS_SAMPLES_PER_LANDMARK = 10`` samples per landmark, so
-    O(r^2 d log r) time whatever n. On the 45 digit pairs of
+    (``landmarks="random"``). By default (``landmarks="auto"``) the
+    landmarks are, for the rbf and poly kernels, the centres of a short
+    k-means run (``"kmeans"``), which approximate the kernel matrix better
+    with the same r (Zhang, Tsang and Kwok, 2008): k-means++ seeding and
+    ``mmc._evo_basis.KMEANS_ITERATIONS = 3`` Lloyd iterations on a random
+    subsample of at most ``mmc._evo_basis.SAMPLES_PER_LANDMARK = 10`` samples
+    per landmark, so O(r^2 d log r) time whatever n. On the 45 digit pairs of
     ``load_digits / 16`` with ``n_components=0.1`` (about 36 landmarks) this
     lowers the mean error from 0.93% to 0.70% (EvoMMC: 0.65%); over ten
     seeds, the pairs more than a point worse than EvoMMC fall from 5.5 to
-    1.3 per seed (``bench/studies/evommc.md``). A rank-r kernel still drops
+    1.3 per seed (``bench/studies/evommc.md``). For the linear kernel they
+    are the r leading right singular vectors of the same subsample
+    (``"svd"``): the map is then the projection on them, and its kernel the
+    closest of rank r to ``XX'`` (Eckart-Young). When the landmarks span the
+    features (generally, at most r of them) every rule gives the exact linear
+    kernel; with more features, as in text, the k-means centres keep too
+    little of it: on 13 sparse text-like cases FastEvoMMC errs 38.4% with
+    them, 32.3% with random samples and 24.9% with the singular vectors,
+    EvoMMC 24.9% (``bench/studies/linear_landmarks.md``). A rank-r kernel still drops
     the components of the exact one beyond r: on 7v9 the exact kernel
     truncated to its 36 leading eigenvectors gives 6.1% against EvoMMC's
     0.8%, whatever the landmarks.
@@ -232,12 +241,16 @@ class FastEvoMMC(_BaseEvoMMC):
         (rounded up), or None for ``min(n_samples, 300)``. With r =
         n_samples every sample is a landmark and the kernel is exact.
 
-    landmarks : {"kmeans", "random"} or array-like of shape \
-            (n_landmarks, n_features), default="kmeans"
+    landmarks : {"auto", "kmeans", "random", "svd"} or array-like of shape \
+            (n_landmarks, n_features), default="auto"
         How the landmarks are chosen when r < n_samples: ``"kmeans"``, the
         centres of a short k-means run on (a subsample of) the data, dense
         even for sparse X; ``"random"``, samples drawn uniformly without
-        replacement (the paper). An array gives the landmarks themselves
+        replacement (the paper); ``"svd"`` (linear kernel only), the leading
+        right singular vectors of (a subsample of) the data, dense, at most
+        as many as its rank; ``"auto"``, ``"svd"`` when the kernel used
+        (``kernel_``) is linear and ``"kmeans"`` otherwise. An array gives
+        the landmarks themselves
         (``n_components`` must then be None or their number).
 
     {parameters}
@@ -246,12 +259,13 @@ class FastEvoMMC(_BaseEvoMMC):
     {attributes}
     landmarks_ : ndarray of shape (n_components,) or None
         Indices of the training samples used as landmarks; None when they
-        are k-means centres or given.
+        are k-means centres, singular vectors or given.
 
     X_landmarks_ : ndarray or sparse matrix of shape (n_components, n_features)
-        The landmarks, kept for ``predict``: the k-means centres or the
-        landmarks given (a dense array, also for sparse X) or the samples
-        drawn.
+        The landmarks, kept for ``predict``: the k-means centres, the
+        singular vectors (rows) or the landmarks given (a dense array, also
+        for sparse X) or the samples drawn; with ``"svd"`` there may be fewer
+        than ``n_components``.
 
     dual_coef_ : ndarray of shape (n_components,) or (n_components, n_clusters)
         Coefficients c of the least-squares fit ``f(x) = sum_{i in R} c_i
@@ -296,14 +310,14 @@ class FastEvoMMC(_BaseEvoMMC):
             Interval(Real, 0, 1, closed="right"),
             None,
         ],
-        "landmarks": [StrOptions({"kmeans", "random"}), "array-like"],
+        "landmarks": [StrOptions({"auto", "kmeans", "random", "svd"}), "array-like"],
     }
 
     def __init__(
         self,
         n_clusters=2,
         n_components=None,
-        landmarks="kmeans",
+        landmarks="auto",
         reg=1e-3,
         kernel="auto",
         gamma="scale",
@@ -408,7 +422,17 @@ class FastEvoMMC(_BaseEvoMMC):
             self.X_landmarks_ = feature_map.components_
             return self._nystroem_model(feature_map, X)
         r = self._n_landmarks(n_samples)
-        if self.landmarks == "kmeans" and r < n_samples:
+        landmarks = self._resolve_landmarks()
+        if landmarks == "svd":
+            directions = singular_landmarks(X, r, np.random.RandomState(seed))
+            feature_map = nystroem(
+                directions,
+                directions.shape[0],
+                random_state=seed,
+                **self._kernel_params(gamma),
+            )
+            self.landmarks_ = None
+        elif landmarks == "kmeans" and r < n_samples:
             centres = kmeans_landmarks(X, r, np.random.RandomState(seed))
             # Every centre is a landmark (in the order of a permutation).
             feature_map = nystroem(
@@ -423,6 +447,18 @@ class FastEvoMMC(_BaseEvoMMC):
             self.landmarks_ = feature_map.component_indices_
         self.X_landmarks_ = feature_map.components_
         return self._nystroem_model(feature_map, X)
+
+    def _resolve_landmarks(self):
+        """The landmark rule for the kernel used, ``kernel_``."""
+        if self.landmarks == "auto":
+            return "svd" if self.kernel_ == "linear" else "kmeans"
+        if self.landmarks == "svd" and self.kernel_ != "linear":
+            raise ValueError(
+                "landmarks='svd' needs the linear kernel (its landmarks are "
+                f"directions, not points); the kernel used is {self.kernel_!r}. "
+                "Use landmarks='auto', 'kmeans' or 'random', or kernel='linear'."
+            )
+        return self.landmarks
 
     def _nystroem_model(self, feature_map, X):
         """The basis of the map's kernel matrix and the map from the winner's

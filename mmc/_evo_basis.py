@@ -26,12 +26,13 @@ import scipy.sparse as sp
 
 from mmc._kmeans import stable_kmeans
 
-# FastEvoMMC's k-means landmarks: k-means++ seeding and this many Lloyd
-# iterations on a random subsample of at most this many samples per landmark,
-# so that choosing them costs O(r^2 d log r) whatever n (the kernel between
-# the samples and the landmarks costs O(n r d)).
+# FastEvoMMC's landmarks are chosen on a random subsample of at most this
+# many samples per landmark, so that choosing them costs a time independent
+# of n (the kernel between the samples and the landmarks costs O(n r d)):
+# k-means++ seeding and this many Lloyd iterations, or the leading singular
+# vectors of the subsample for the linear kernel.
 KMEANS_ITERATIONS = 3
-KMEANS_SAMPLES_PER_LANDMARK = 10
+SAMPLES_PER_LANDMARK = 10
 
 
 class Basis(namedtuple("Basis", ["V", "weights", "sigma"])):
@@ -278,13 +279,24 @@ def nystroem_dual_coef(basis, right, normalization, u, reg):
     return normalization.T @ beta
 
 
+def landmark_subsample(X, n_landmarks, random_state):
+    """At most ``SAMPLES_PER_LANDMARK * n_landmarks`` samples of X, drawn
+    without replacement and kept in their order (all of X when it has no
+    more)."""
+    n_samples = X.shape[0]
+    n_subsample = min(n_samples, SAMPLES_PER_LANDMARK * n_landmarks)
+    if n_subsample < n_samples:
+        X = X[np.sort(random_state.choice(n_samples, n_subsample, replace=False))]
+    return X
+
+
 def kmeans_landmarks(X, n_landmarks, random_state):
     """Centres of a short k-means run, as landmarks of a Nystroem map.
 
     k-means++ seeding followed by ``KMEANS_ITERATIONS`` Lloyd iterations
     (:func:`mmc._kmeans.stable_kmeans`, whose choices do not depend on the
     BLAS kernel or the input format) on a random subsample of
-    ``min(n_samples, KMEANS_SAMPLES_PER_LANDMARK * n_landmarks)`` samples:
+    ``min(n_samples, SAMPLES_PER_LANDMARK * n_landmarks)`` samples:
     O(r^2 d log r) time for r landmarks and d features (the greedy k-means++
     seeding tries ``2 + log r`` candidates per centre), whatever n_samples.
 
@@ -306,9 +318,64 @@ def kmeans_landmarks(X, n_landmarks, random_state):
         distinct points than landmarks) are kept: the Nystroem map treats
         them as one.
     """
-    n_samples = X.shape[0]
-    n_subsample = min(n_samples, KMEANS_SAMPLES_PER_LANDMARK * n_landmarks)
-    if n_subsample < n_samples:
-        X = X[np.sort(random_state.choice(n_samples, n_subsample, replace=False))]
+    X = landmark_subsample(X, n_landmarks, random_state)
     centres = stable_kmeans(X, n_landmarks, random_state, KMEANS_ITERATIONS)
     return np.ascontiguousarray(centres, dtype=X.dtype)
+
+
+def singular_landmarks(X, n_landmarks, random_state):
+    """Leading right singular vectors of a subsample of X, as landmarks of
+    the linear kernel's Nystroem map.
+
+    With landmarks Q of orthonormal rows the Nystroem map of the linear
+    kernel is the projection ``phi(x) = Qx``, and ``XQ'QX'`` is closest to
+    ``K = XX'`` (Eckart-Young: in every unitarily invariant norm, among the
+    kernels of rank r) when Q holds the r leading right singular vectors of
+    X. They are estimated on the subsample of :func:`landmark_subsample`
+    (m = ``min(n_samples, SAMPLES_PER_LANDMARK * n_landmarks)`` samples) by
+    the eigendecomposition of the smaller of its two Gram matrices, the
+    samples' (m x m) or the features' (d x d): O(m d min(m, d) + min(m,
+    d)^3) time whatever n. Directions of eigenvalue below ``size * eps``
+    times the largest are rounding noise and dropped, so there are at most
+    ``min(n_landmarks, m, d)`` of them, the rank of the subsample.
+
+    Parameters
+    ----------
+    X : {ndarray, CSR matrix} of shape (n_samples, n_features)
+        Validated training samples.
+
+    n_landmarks : int
+        Number of directions wanted, at most n_samples.
+
+    random_state : numpy.random.RandomState
+        Draws the subsample.
+
+    Returns
+    -------
+    directions : ndarray of shape (n_directions, n_features)
+        Orthonormal rows by decreasing singular value, dense, in the dtype of
+        X; each with its entry of largest magnitude positive
+        (:func:`canonical_signs`). One zero row when X is zero.
+    """
+    n_features = X.shape[1]
+    sub = landmark_subsample(X, n_landmarks, random_state).astype(np.float64)
+    by_features = n_features <= sub.shape[0]
+    gram = sub.T @ sub if by_features else sub @ sub.T
+    gram = gram.toarray() if sp.issparse(gram) else np.asarray(gram)
+    size = gram.shape[0]
+    rank = min(n_landmarks, size)
+    eigenvalues, vectors = scipy.linalg.eigh(
+        gram, subset_by_index=[size - rank, size - 1], check_finite=False
+    )
+    eigenvalues, vectors = eigenvalues[::-1], vectors[:, ::-1]
+    keep = eigenvalues > size * np.finfo(np.float64).eps * max(eigenvalues[0], 0.0)
+    if not keep.any():
+        return np.zeros((1, n_features), dtype=X.dtype)
+    if by_features:
+        directions = vectors[:, keep]
+    else:
+        # v = X'u / sqrt(lambda) for each eigenpair (lambda, u) of XX'.
+        directions = sub.T @ (vectors[:, keep] / np.sqrt(eigenvalues[keep]))
+        directions = np.asarray(directions)
+    directions *= canonical_signs(directions)
+    return np.ascontiguousarray(directions.T, dtype=X.dtype)

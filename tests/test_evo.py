@@ -23,6 +23,7 @@ from mmc._core._evo import evolve, fitness, flip_labels, mutate
 from mmc._evo_basis import spectral_basis
 from mmc._evo_search import ascend
 from mmc._labelling import balance_bound, balanced_signs, random_balanced_labels
+from mmc.datasets import make_sparse_clusters
 from mmc.kernels import kernel_matrix
 from mmc.metrics import clustering_error
 
@@ -222,7 +223,7 @@ def test_kmeans_landmarks_fit_a_subsample_of_bounded_size(monkeypatch):
     monkeypatch.setattr(mmc._evo_basis, "stable_kmeans", recording_kmeans)
     X, _ = two_blobs(n_per_cluster=100, seed=12)
     FastEvoMMC(n_components=5, n_init=1, random_state=0).fit(X)
-    per_landmark = mmc._evo_basis.KMEANS_SAMPLES_PER_LANDMARK
+    per_landmark = mmc._evo_basis.SAMPLES_PER_LANDMARK
     assert seen == [(5 * per_landmark, 5, mmc._evo_basis.KMEANS_ITERATIONS)]
     seen.clear()
     FastEvoMMC(n_components=50, n_init=1, random_state=0).fit(X)
@@ -238,6 +239,98 @@ def test_kmeans_landmarks_on_duplicated_samples():
         est = FastEvoMMC(n_components=8, random_state=0).fit(X)
     assert est.n_components_ <= 4
     assert clustering_error(np.repeat([0, 0, 1, 1], 10), est.labels_) == 0.0
+
+
+def _leading_right_singular_vectors(X, r):
+    """NumPy reference: the r leading right singular vectors of X (rows),
+    each with its entry of largest magnitude positive."""
+    _, _, Vt = np.linalg.svd(np.asarray(X, dtype=np.float64), full_matrices=False)
+    Vt = Vt[:r]
+    top = np.abs(Vt).argmax(axis=1)
+    return Vt * np.sign(Vt[np.arange(Vt.shape[0]), top])[:, None]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize(
+    "shape", [(100, 200), (400, 30)], ids=["samples-gram", "features-gram"]
+)
+def test_singular_landmarks_are_the_leading_singular_vectors(shape, sparse, dtype):
+    # 8 landmarks: a subsample of 80 samples, fewer than the 200 features
+    # (the samples' Gram matrix) or more than the 30 (the features').
+    rng = np.random.RandomState(0)
+    n_samples, n_features = shape
+    X = rng.standard_normal(shape) * np.geomspace(3.0, 0.1, n_features)
+    X[rng.rand(*shape) < 0.5] = 0.0
+    X = X.astype(dtype)
+    directions = mmc._evo_basis.singular_landmarks(
+        sp.csr_matrix(X) if sparse else X, 8, np.random.RandomState(1)
+    )
+    subsample = mmc._evo_basis.landmark_subsample(X, 8, np.random.RandomState(1))
+    assert subsample.shape[0] == 80
+    assert directions.dtype == dtype and directions.shape == (8, n_features)
+    expected = _leading_right_singular_vectors(subsample, 8)
+    atol = 1e-6 if dtype == np.float32 else 1e-9
+    np.testing.assert_allclose(directions, expected, atol=atol)
+
+
+def test_singular_landmarks_stop_at_the_rank():
+    rng = np.random.RandomState(2)
+    X = rng.standard_normal((50, 3)) @ rng.standard_normal((3, 40))  # rank 3
+    directions = mmc._evo_basis.singular_landmarks(X, 10, np.random.RandomState(0))
+    assert directions.shape == (3, 40)
+    np.testing.assert_allclose(directions @ directions.T, np.eye(3), atol=1e-12)
+    np.testing.assert_allclose(directions, _leading_right_singular_vectors(X, 3))
+    zero = mmc._evo_basis.singular_landmarks(
+        np.zeros((20, 5)), 4, np.random.RandomState(0)
+    )
+    np.testing.assert_array_equal(zero, np.zeros((1, 5)))
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_fastevommc_svd_landmarks_match_the_formula(sparse):
+    # 15 directions of 40 features: the Nystroem kernel of the linear kernel
+    # is the projection X Z'Z X' on them.
+    X, _ = two_blobs(n_per_cluster=40, n_features=40, distance=4.0, seed=6)
+    if sparse:
+        X = sp.csr_matrix(X)
+    reg = 1e-2
+    est = FastEvoMMC(
+        n_components=15, kernel="linear", landmarks="svd", reg=reg, random_state=0
+    ).fit(X)
+    Z = est.X_landmarks_
+    assert est.landmarks_ is None and isinstance(Z, np.ndarray)
+    assert Z.shape == (15, 40)
+    np.testing.assert_allclose(Z @ Z.T, np.eye(15), atol=1e-12)
+    K_nR = _dense(X) @ Z.T
+    labels = 2 * est.labels_ - 1
+    expected, c = _reference.subset_fitness(K_nR, Z @ Z.T, labels, reg)
+    assert est.fitness_ == pytest.approx(expected, rel=1e-8)
+    np.testing.assert_allclose(
+        est.decision_function(X) - est.intercept_, K_nR @ c, atol=1e-7
+    )
+
+
+def test_landmarks_auto_follow_the_kernel():
+    text, _ = make_sparse_clusters(
+        n_samples=300, n_features=2000, nnz_per_row=30, random_state=0
+    )
+    auto = FastEvoMMC(n_components=50, n_init=2, random_state=0).fit(text)
+    assert auto.kernel_ == "linear"
+    svd = FastEvoMMC(n_components=50, landmarks="svd", n_init=2, random_state=0)
+    svd.fit(text)
+    np.testing.assert_array_equal(auto.X_landmarks_, svd.X_landmarks_)
+    np.testing.assert_array_equal(auto.labels_, svd.labels_)
+    X, _ = two_blobs(n_per_cluster=50, seed=3)
+    auto = FastEvoMMC(n_components=20, n_init=2, random_state=0).fit(X)
+    assert auto.kernel_ == "rbf"
+    kmeans = FastEvoMMC(n_components=20, landmarks="kmeans", n_init=2, random_state=0)
+    kmeans.fit(X)
+    np.testing.assert_array_equal(auto.X_landmarks_, kmeans.X_landmarks_)
+    np.testing.assert_array_equal(auto.labels_, kmeans.labels_)
+    for kernel in ("auto", "rbf", "poly"):
+        with pytest.raises(ValueError, match="landmarks='svd' needs the linear"):
+            FastEvoMMC(landmarks="svd", kernel=kernel).fit(X)
 
 
 def test_fastevommc_with_every_sample_as_landmark_is_evommc():

@@ -43,7 +43,7 @@ from mmc.metrics import clustering_error
 PAIRS = list(itertools.combinations(range(10), 2))
 CONTRACT_PAIRS = ("3v8", "1v7", "2v7", "8v9")
 # The library's k-means landmarks fit a subsample of this many samples per
-# landmark (mmc._evo_basis.KMEANS_SAMPLES_PER_LANDMARK).
+# landmark (mmc._evo_basis.SAMPLES_PER_LANDMARK).
 SAMPLES_PER_LANDMARK = 10
 
 
