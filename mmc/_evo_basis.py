@@ -354,8 +354,8 @@ def singular_landmarks(X, n_landmarks, random_state):
     -------
     directions : ndarray of shape (n_directions, n_features)
         Orthonormal rows by decreasing singular value, dense, in the dtype of
-        X; each with its entry of largest magnitude positive
-        (:func:`canonical_signs`). One zero row when X is zero.
+        X, their signs fixed by :func:`canonical_signs` on the eigenvectors
+        of the Gram matrix. One zero row when X is zero.
     """
     n_features = X.shape[1]
     sub = landmark_subsample(X, n_landmarks, random_state).astype(np.float64)
@@ -371,11 +371,11 @@ def singular_landmarks(X, n_landmarks, random_state):
     keep = eigenvalues > size * np.finfo(np.float64).eps * max(eigenvalues[0], 0.0)
     if not keep.any():
         return np.zeros((1, n_features), dtype=X.dtype)
+    # Signs fixed on the eigenvectors, the smaller array (v and u share them).
+    vectors = vectors[:, keep] * canonical_signs(vectors[:, keep])
     if by_features:
-        directions = vectors[:, keep]
+        directions = vectors
     else:
         # v = X'u / sqrt(lambda) for each eigenpair (lambda, u) of XX'.
-        directions = sub.T @ (vectors[:, keep] / np.sqrt(eigenvalues[keep]))
-        directions = np.asarray(directions)
-    directions *= canonical_signs(directions)
+        directions = np.asarray(sub.T @ (vectors / np.sqrt(eigenvalues[keep])))
     return np.ascontiguousarray(directions.T, dtype=X.dtype)

@@ -241,13 +241,12 @@ def test_kmeans_landmarks_on_duplicated_samples():
     assert clustering_error(np.repeat([0, 0, 1, 1], 10), est.labels_) == 0.0
 
 
-def _leading_right_singular_vectors(X, r):
+def _leading_right_singular_vectors(X, r, like):
     """NumPy reference: the r leading right singular vectors of X (rows),
-    each with its entry of largest magnitude positive."""
+    each with the sign of its row in ``like``."""
     _, _, Vt = np.linalg.svd(np.asarray(X, dtype=np.float64), full_matrices=False)
     Vt = Vt[:r]
-    top = np.abs(Vt).argmax(axis=1)
-    return Vt * np.sign(Vt[np.arange(Vt.shape[0]), top])[:, None]
+    return Vt * np.sign(np.sum(Vt * like, axis=1))[:, None]
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -269,9 +268,14 @@ def test_singular_landmarks_are_the_leading_singular_vectors(shape, sparse, dtyp
     subsample = mmc._evo_basis.landmark_subsample(X, 8, np.random.RandomState(1))
     assert subsample.shape[0] == 80
     assert directions.dtype == dtype and directions.shape == (8, n_features)
-    expected = _leading_right_singular_vectors(subsample, 8)
+    expected = _leading_right_singular_vectors(subsample, 8, directions)
     atol = 1e-6 if dtype == np.float32 else 1e-9
     np.testing.assert_allclose(directions, expected, atol=atol)
+    # The signs are fixed: the other format gives the same rows.
+    other = mmc._evo_basis.singular_landmarks(
+        X if sparse else sp.csr_matrix(X), 8, np.random.RandomState(1)
+    )
+    np.testing.assert_allclose(other, directions, atol=atol)
 
 
 def test_singular_landmarks_stop_at_the_rank():
@@ -280,7 +284,8 @@ def test_singular_landmarks_stop_at_the_rank():
     directions = mmc._evo_basis.singular_landmarks(X, 10, np.random.RandomState(0))
     assert directions.shape == (3, 40)
     np.testing.assert_allclose(directions @ directions.T, np.eye(3), atol=1e-12)
-    np.testing.assert_allclose(directions, _leading_right_singular_vectors(X, 3))
+    expected = _leading_right_singular_vectors(X, 3, directions)
+    np.testing.assert_allclose(directions, expected, atol=1e-12)
     zero = mmc._evo_basis.singular_landmarks(
         np.zeros((20, 5)), 4, np.random.RandomState(0)
     )
