@@ -114,7 +114,7 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
         self.class_balance_ = self._resolve_class_balance(X, random_state, init_labels)
         if self.n_clusters > 2:
             return self._fit_clusters(
-                basis, dual_coef, init_labels, random_state, all_rows_identical(X)
+                X, basis, dual_coef, init_labels, random_state, all_rows_identical(X)
             )
         bound = balance_bound(self.class_balance_, n_samples)
         # Spectral starts are local optima of large moves already: the

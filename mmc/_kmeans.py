@@ -152,6 +152,17 @@ def nearest_centres(X, centres):
     return _nearest_centres(X, norms, centres, rel)[0].astype(np.intp)
 
 
+def squared_distances(X, centre):
+    """``|x_i - c|^2`` of every sample to one centre, as ``|x|^2 - 2 x.c +
+    |c|^2`` with the products of :func:`nearest_centres`: no BLAS and no
+    dense copy of a sparse X; dense and CSR X give the same numbers up to
+    the rounding of ``|x|^2``."""
+    X, norms, rel = rounding_scale(X)
+    centre = np.asarray(centre, dtype=np.float64).reshape(1, -1)
+    partial = _nearest_centres(X, norms, centre, rel)[1]  # |c|^2 - 2 x.c
+    return norms + partial
+
+
 def stable_kmeans(X, n_clusters, random_state, max_iter):
     """Centres of a short k-means run whose choices do not hinge on rounding.
 

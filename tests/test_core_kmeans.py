@@ -301,3 +301,22 @@ def test_stable_kmeans_takes_the_same_choices_by_columns_and_by_rows():
         best = best_kmeans_centres(X, k, np.random.RandomState(seed), 3)
         dense_best = best_kmeans_centres(X.toarray(), k, np.random.RandomState(seed), 3)
         np.testing.assert_array_equal(best, dense_best)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_squared_distances_match_numpy(dtype, sparse):
+    from mmc._kmeans import squared_distances
+
+    rng = np.random.default_rng(7)
+    X = random_X(rng, 40, 9, dtype, sparse)
+    centre = rng.normal(size=9)
+    dense = X.toarray() if sparse else X
+    expected = ((dense.astype(np.float64) - centre) ** 2).sum(axis=1)
+    distances = squared_distances(X, centre)
+    assert distances.dtype == np.float64 and distances.shape == (40,)
+    np.testing.assert_allclose(distances, expected, rtol=1e-12, atol=1e-9)
+    # The other format: the same products x.c; the norms |x|^2 may round
+    # differently (NumPy's and SciPy's sums).
+    other = sp.csr_matrix(dense) if not sparse else dense
+    np.testing.assert_allclose(squared_distances(other, centre), distances, rtol=1e-15)

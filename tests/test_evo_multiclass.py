@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from sklearn.datasets import make_blobs
 from sklearn.exceptions import ConvergenceWarning
 
+import mmc._evo_multiclass
 from mmc import EvoMMC, FastEvoMMC
 from mmc._core._evo_multiclass import local_search
 from mmc._evo_basis import spectral_basis
@@ -20,6 +21,7 @@ from mmc._evo_multiclass import (
     min_cluster_size,
     multiclass_fitness,
 )
+from mmc.datasets import make_sparse_clusters
 from mmc.metrics import clustering_error
 
 ESTIMATORS = (EvoMMC, FastEvoMMC)
@@ -92,6 +94,51 @@ def test_starts_fill_small_clusters_and_clusters_are_numbered_by_first_occurrenc
     np.testing.assert_array_equal(relabel[[2, 2, 0, 1]], [0, 0, 1, 2])
     np.testing.assert_array_equal(order[:3], [2, 0, 1])
     assert min_cluster_size(100, 4, 0.5) == 12 and min_cluster_size(3, 3, 0.03) == 1
+
+
+def test_small_clusters_fill_the_same_for_dense_and_csr_coordinates():
+    rng = np.random.RandomState(3)
+    coordinates = rng.rand(30, 6) * (rng.rand(30, 6) < 0.5)
+    centres = rng.rand(3, 6)
+    labels = np.zeros(30, dtype=np.intp)
+    labels[:3] = 1
+    dense = enforce_min_size(labels, coordinates, centres, 8)
+    csr = enforce_min_size(labels, sp.csr_matrix(coordinates), centres, 8)
+    np.testing.assert_array_equal(csr, dense)
+    np.testing.assert_array_equal(np.bincount(dense, minlength=3), [14, 8, 8])
+    # Cluster 1 took the 5 samples of cluster 0 nearest to its centre.
+    distances = ((coordinates - centres[1]) ** 2).sum(axis=1)
+    nearest = np.argsort(np.where(labels == 0, distances, np.inf), kind="stable")
+    moved = np.flatnonzero((labels == 0) & (dense == 1))
+    np.testing.assert_array_equal(moved, np.sort(nearest[:5]))
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_linear_kernel_starts_are_kmeans_on_the_samples(Estimator, sparse, monkeypatch):
+    # Kernel k-means of the linear kernel is k-means on X itself, not on
+    # FastEvoMMC's projection of X on its landmarks.
+    seen = []
+    original = mmc._evo_multiclass.stable_kmeans
+
+    def recording_kmeans(coordinates, n_clusters, random_state, max_iter):
+        seen.append((coordinates.shape, sp.issparse(coordinates)))
+        return original(coordinates, n_clusters, random_state, max_iter)
+
+    monkeypatch.setattr(mmc._evo_multiclass, "stable_kmeans", recording_kmeans)
+    X, _ = make_sparse_clusters(
+        n_samples=120, n_features=400, nnz_per_row=20, n_clusters=3, random_state=0
+    )
+    X = X if sparse else X.toarray()
+    params = {"n_components": 30} if Estimator is FastEvoMMC else {}
+    est = Estimator(n_clusters=3, kernel="linear", n_init=2, random_state=0, **params)
+    est.fit(X)
+    assert seen == [((120, 400), sparse)] * 2
+    seen.clear()
+    Xb, _ = _blobs()
+    Estimator(n_clusters=3, kernel="rbf", n_init=1, random_state=0, **params).fit(Xb)
+    assert seen[0][0][0] == 180 and seen[0][0][1] <= 180 and not seen[0][1]
+    assert seen[0][0][1] != Xb.shape[1]  # the kernel principal components
 
 
 def _blobs(sizes=(60, 60, 60), random_state=0):
