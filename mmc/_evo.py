@@ -227,9 +227,10 @@ class FastEvoMMC(_BaseEvoMMC):
     closest of rank r to ``XX'`` (Eckart-Young). When the landmarks span the
     features (generally, at most r of them) every rule gives the exact linear
     kernel; with more features, as in text, the k-means centres keep too
-    little of it: on 13 sparse text-like cases FastEvoMMC errs 38.4% with
-    them, 32.3% with random samples and 24.9% with the singular vectors,
-    EvoMMC 24.9% (``bench/studies/linear_landmarks.md``). A rank-r kernel still drops
+    little of it: on 15 cases with more features than landmarks (13 sparse
+    text-like ones) FastEvoMMC errs 32.8% with them, 27.2% with random
+    samples and 25.1% with the singular vectors, EvoMMC 24.9%
+    (``bench/studies/linear_landmarks.md``). A rank-r kernel still drops
     the components of the exact one beyond r: on 7v9 the exact kernel
     truncated to its 36 leading eigenvectors gives 6.1% against EvoMMC's
     0.8%, whatever the landmarks.
