@@ -320,19 +320,16 @@ def test_landmarks_auto_follow_the_kernel():
     text, _ = make_sparse_clusters(
         n_samples=300, n_features=2000, nnz_per_row=30, random_state=0
     )
-    auto = FastEvoMMC(n_components=50, n_init=2, random_state=0).fit(text)
-    assert auto.kernel_ == "linear"
-    svd = FastEvoMMC(n_components=50, landmarks="svd", n_init=2, random_state=0)
-    svd.fit(text)
-    np.testing.assert_array_equal(auto.X_landmarks_, svd.X_landmarks_)
-    np.testing.assert_array_equal(auto.labels_, svd.labels_)
     X, _ = two_blobs(n_per_cluster=50, seed=3)
-    auto = FastEvoMMC(n_components=20, n_init=2, random_state=0).fit(X)
-    assert auto.kernel_ == "rbf"
-    kmeans = FastEvoMMC(n_components=20, landmarks="kmeans", n_init=2, random_state=0)
-    kmeans.fit(X)
-    np.testing.assert_array_equal(auto.X_landmarks_, kmeans.X_landmarks_)
-    np.testing.assert_array_equal(auto.labels_, kmeans.labels_)
+    # Text-like rows take the linear kernel, hence the singular vectors; the
+    # blobs the rbf kernel, hence the k-means centres.
+    for data, kernel, rule in ((text, "linear", "svd"), (X, "rbf", "kmeans")):
+        auto = FastEvoMMC(n_components=20, n_init=2, random_state=0).fit(data)
+        assert auto.kernel_ == kernel
+        named = FastEvoMMC(n_components=20, landmarks=rule, n_init=2, random_state=0)
+        named.fit(data)
+        np.testing.assert_array_equal(auto.X_landmarks_, named.X_landmarks_)
+        np.testing.assert_array_equal(auto.labels_, named.labels_)
     for kernel in ("auto", "rbf", "poly"):
         with pytest.raises(ValueError, match="landmarks='svd' needs the linear"):
             FastEvoMMC(landmarks="svd", kernel=kernel).fit(X)
