@@ -9,6 +9,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from mmc import _cpm3c_dual
 from mmc._balance import margin_balance, size_balance
+from mmc._base import decision_scores
 from mmc._cpm3c_constraints import (
     MulticlassConstraints,
     best_classes,
@@ -536,9 +537,8 @@ class CPM3C(_CuttingPlaneEstimator):
             X, coef = np.ascontiguousarray(X[:, :-1]), coef[:, :-1]
         self.coef_ = coef
         labels = self._assign(X)
-        # The problem is symmetric under a permutation of the classes; name
-        # the clusters in the order in which they first occur in X (empty
-        # ones last), whichever start won.
+        # The problem is symmetric in the classes: the clusters are named in
+        # the order they first occur in X (empty ones last), whatever won.
         order, _ = first_occurrence_order(labels, self.n_clusters)
         self.coef_ = np.ascontiguousarray(coef[order])
         self.intercept_ = np.ascontiguousarray(self.intercept_[order])
@@ -571,7 +571,7 @@ class CPM3C(_CuttingPlaneEstimator):
         if is_dask_array(X):
             return map_blocks_predict(self.decision_function, X, np.float64)
         X = self._validate_features(X, reset=False)
-        return np.asarray(X @ self.coef_.T, dtype=np.float64) + self.intercept_
+        return decision_scores(X, self.coef_, self.intercept_)
 
     def predict(self, X):
         """Assign samples to the cluster of their largest score.

@@ -49,6 +49,7 @@ from sklearn.utils import check_random_state
 
 from mmc._docstrings import KERNEL_COEFFICIENTS, fill_doc
 from mmc._kmeans import squared_row_norms
+from mmc._threads import single_blas_thread
 
 __all__ = [
     "FEATURE_MAP_KERNELS",
@@ -291,7 +292,11 @@ class KernelFeatureMap:
 
     The kernel values come from :func:`sklearn.metrics.pairwise.pairwise_kernels`
     and the map from :class:`sklearn.kernel_approximation.Nystroem` fitted to
-    the landmarks.
+    the landmarks. ``fit``, ``transform`` and ``sharpened_features`` run BLAS
+    on one thread (:func:`mmc._threads.single_blas_thread`): threaded BLAS
+    rounds its products differently with the number of threads, and the
+    features, hence every fit on them, would change in their last bits with
+    the thread count of the machine.
 
     Parameters
     ----------
@@ -342,6 +347,7 @@ class KernelFeatureMap:
         self.n_components = n_components
         self.random_state = random_state
 
+    @single_blas_thread
     def fit(self, X):
         """Choose the landmarks and fit the map on them.
 
@@ -403,6 +409,7 @@ class KernelFeatureMap:
         self._params = params
         return self
 
+    @single_blas_thread
     def sharpened_features(self, X, power, rows=None):
         """Features under the kernel ``k(x, z) ** power``, for training samples.
 
@@ -451,6 +458,7 @@ class KernelFeatureMap:
             f"samples; check the kernel and its parameters (gamma, degree, coef0)."
         )
 
+    @single_blas_thread
     def transform(self, X):
         """Map samples to the feature space of the kernel.
 

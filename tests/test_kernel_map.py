@@ -13,6 +13,7 @@ from sklearn.cluster import KMeans
 from sklearn.datasets import make_circles, make_moons
 from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.utils.estimator_checks import parametrize_with_checks
+from threadpoolctl import threadpool_limits
 
 from mmc import CPM3C, CPMMC, ODMC, MultivariateMMC
 from mmc.kernels import KernelFeatureMap
@@ -184,6 +185,25 @@ def test_same_random_state_same_landmarks_and_labels(Estimator):
     b = Estimator(kernel="rbf", n_components=100, random_state=3).fit(X)
     np.testing.assert_array_equal(a.kernel_map_.landmarks_, b.kernel_map_.landmarks_)
     np.testing.assert_array_equal(a.labels_, b.labels_)
+
+
+def test_features_and_fits_do_not_depend_on_the_blas_threads(Estimator):
+    # Threaded BLAS rounds products differently with the number of threads
+    # (measured on these sizes: the map's features moved by up to 2e-15);
+    # the map runs BLAS on one thread, so every attribute is the same bits.
+    X, _ = make_moons(900, noise=0.05, random_state=6)
+    X = np.hstack([X, np.random.RandomState(0).normal(scale=0.1, size=(900, 18))])
+    results = []
+    for n_threads in (1, 2):
+        with threadpool_limits(n_threads, user_api="blas"):
+            feature_map = KernelFeatureMap("rbf", n_components=500, random_state=0)
+            features = feature_map.fit(X).transform(X)
+            est = Estimator(kernel="rbf", n_components=500, random_state=0).fit(X)
+            results.append(
+                (features, est.labels_, est.objective_, est.decision_function(X))
+            )
+    for first, second in zip(*results):
+        np.testing.assert_array_equal(first, second)
 
 
 @pytest.mark.parametrize(
