@@ -293,7 +293,7 @@ class KernelFeatureMap:
     The kernel values come from :func:`sklearn.metrics.pairwise.pairwise_kernels`
     and the map from :class:`sklearn.kernel_approximation.Nystroem` fitted to
     the landmarks. ``fit``, ``transform`` and ``sharpened_features`` run BLAS
-    on one thread (:func:`mmc._threads.single_blas_thread`): threaded BLAS
+    on one thread, under the limit of the estimators' fits: threaded BLAS
     rounds its products differently with the number of threads, and the
     features, hence every fit on them, would change in their last bits with
     the thread count of the machine.
