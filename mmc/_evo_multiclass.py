@@ -9,9 +9,9 @@ elsewhere (Pahikkala, Airola, Gieseke and Kramer, 2012):
 the sum of the binary fitnesses of the indicators on the basis
 :class:`mmc._evo_basis.Basis`. A run starts from a clustering of the
 kernel's space (kernel k-means: k-means on the kernel principal components
-``V diag(sqrt(sigma))``, or on the samples themselves for the linear
-kernel, see :meth:`_MulticlassEvoMixin._start_coordinates`) and moves
-single samples to the cluster that lowers F most until none does
+``V diag(sqrt(sigma))``, or on the samples themselves for FastEvoMMC with
+the linear kernel, see ``_start_coordinates``) and moves single samples
+to the cluster that lowers F most until none does
 (``mmc._core._evo_multiclass.local_search``, O(k r) per sample and sweep).
 
 Every cluster keeps at least ``(1 - class_balance) n / k`` samples, the
@@ -111,7 +111,7 @@ def multiclass_run(
 
     coordinates : {ndarray, CSR matrix} of shape (n_samples, n_coordinates)
         The space of the k-means start (see
-        :meth:`_MulticlassEvoMixin._start_coordinates`).
+        ``_MulticlassEvoMixin._start_coordinates``).
 
     n_clusters : int
         k, at least 3.
@@ -171,20 +171,10 @@ class _MulticlassEvoMixin:
     """The fit of EvoMMC and FastEvoMMC with more than two clusters."""
 
     def _start_coordinates(self, X, basis):
-        """The space in which k-means finds the starts: kernel k-means.
-
-        With the linear kernel that is k-means on the samples X (dense or
-        CSR) themselves. FastEvoMMC's basis then holds only the projection of
-        X on r directions, and k-means there is much worse than on X: on the
-        ten-topic text-like case (5000 features, r = 300) single k-means runs
-        erred 25-56 % on the projection against 2.5-18 % on X, and
-        FastEvoMMC's ten starts all ended in local optima for one seed of
-        three (29.95 % against 0.65 %). For EvoMMC the two are the same
-        space (its basis is exact). Otherwise the kernel principal
-        components :func:`kernel_coordinates`.
-        """
-        if self.kernel_ == "linear":
-            return X
+        """The space in which k-means finds the starts: kernel k-means, on
+        the kernel principal components :func:`kernel_coordinates` of the
+        basis (exact for EvoMMC; FastEvoMMC overrides this for the linear
+        kernel)."""
         return kernel_coordinates(basis)
 
     def _fit_clusters(self, X, basis, dual_coef, init_labels, random_state, identical):
