@@ -411,41 +411,25 @@ class FastEvoMMC(_BaseEvoMMC):
     def _fit_basis(self, X, gamma, random_state):
         n_samples = X.shape[0]
         seed = draw_seeds(random_state)
-        if not isinstance(self.landmarks, str):
-            centres = self._check_landmarks(X)
-            feature_map = nystroem(
-                centres,
-                centres.shape[0],
-                random_state=seed,
-                **self._kernel_params(gamma),
-            )
-            self.landmarks_ = None
-            self.X_landmarks_ = feature_map.components_
-            return self._nystroem_model(feature_map, X)
         r = self._n_landmarks(n_samples)
-        landmarks = self._resolve_landmarks()
-        if landmarks == "svd":
-            directions = singular_landmarks(X, r, np.random.RandomState(seed))
-            feature_map = nystroem(
-                directions,
-                directions.shape[0],
-                random_state=seed,
-                **self._kernel_params(gamma),
-            )
-            self.landmarks_ = None
-        elif landmarks == "kmeans" and r < n_samples:
-            centres = kmeans_landmarks(X, r, np.random.RandomState(seed))
-            # Every centre is a landmark (in the order of a permutation).
-            feature_map = nystroem(
-                centres, r, random_state=seed, **self._kernel_params(gamma)
-            )
-            self.landmarks_ = None
-        else:
+        # Landmarks that are not samples: given, singular vectors or k-means
+        # centres (each of them a landmark, in the order of a permutation).
+        rule = self._resolve_landmarks() if isinstance(self.landmarks, str) else None
+        points = None
+        if rule is None:
+            points = self._check_landmarks(X)
+        elif rule == "svd":
+            points = singular_landmarks(X, r, np.random.RandomState(seed))
+        elif rule == "kmeans" and r < n_samples:
+            points = kmeans_landmarks(X, r, np.random.RandomState(seed))
+        params = self._kernel_params(gamma)
+        if points is None:
             # Samples drawn at random (all of them when r = n_samples).
-            feature_map = nystroem(
-                X, r, random_state=seed, **self._kernel_params(gamma)
-            )
+            feature_map = nystroem(X, r, random_state=seed, **params)
             self.landmarks_ = feature_map.component_indices_
+        else:
+            feature_map = nystroem(points, points.shape[0], random_state=seed, **params)
+            self.landmarks_ = None
         self.X_landmarks_ = feature_map.components_
         return self._nystroem_model(feature_map, X)
 
