@@ -26,7 +26,7 @@ from sklearn.datasets import load_breast_cancer, load_digits
 from sklearn.preprocessing import StandardScaler
 
 from mmc import CPM3C, CPMMC, ODMC, EvoMMC, FastEvoMMC, MultivariateMMC
-from mmc.datasets import make_sparse_clusters
+from mmc.bench._robustness_data import multiclass_cases
 from mmc.metrics import (
     clustering_accuracy,
     clustering_error,
@@ -375,20 +375,14 @@ def test_cpm3c_ten_digits_beats_kmeans(cpm3c_ten_digits):
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_fastevommc_finds_ten_topics_of_text(seed):
-    # Text-like rows (5000 features, more than the 300 landmarks): the
-    # linear kernel, its leading singular vectors as landmarks and k-means
-    # starts on the samples themselves. KMeans(n_init=10) errs 2.50 %, and
-    # the k-means centres as landmarks erred 44.90 % (seed 0), k-means
-    # starts on the landmarks' projection 29.95 % (seed 1).
-    X, y = make_sparse_clusters(
-        n_samples=2000,
-        n_features=5000,
-        nnz_per_row=50,
-        topic_size=300,
-        n_clusters=10,
-        separation=0.4,
-        random_state=0,
-    )
+    # The robustness suite's ten text-like topics (5000 features, more than
+    # the 300 landmarks): the linear kernel, its leading singular vectors as
+    # landmarks and k-means starts on the samples themselves. KMeans
+    # (n_init=10) errs 2.50 %, and the k-means centres as landmarks erred
+    # 44.90 % (seed 0), k-means starts on the landmarks' projection 29.95 %
+    # (seed 1).
+    case = next(c for c in multiclass_cases() if c.name == "text k=10")
+    X, y = case.load()
     est = FastEvoMMC(n_clusters=10, random_state=seed).fit(X)
     assert est.kernel_ == "linear"
     assert clustering_error(y, est.labels_) <= 0.02
