@@ -18,6 +18,7 @@ from mmc._cpm3c_constraints import (
 from mmc._cpm3c_dual import (
     DUAL_TOL,
     DualMulticlassSVM,
+    best_dual_run,
     centred_scale,
     dual_cccp_run,
 )
@@ -67,7 +68,8 @@ class CPM3C(_CuttingPlaneEstimator):
       epochs per step. Exact CCCP stops at any clustering
       that its own SVM reproduces, such as the Voronoi cells of k-means, so
       C starts at C/8 and doubles each time CCCP settles (the continuation
-      of transductive SVMs). The balance constraint bounds the cluster
+      of transductive SVMs); with k > 2 each start is also run at C
+      directly, and the lower objective wins. The balance constraint bounds the cluster
       sizes (``class_balance``): it is held in the assignment step by
       offsets of the classes' scores, unregularised like CPMMC's bias, so
       that ``predict`` follows it. Measured on the robustness suite
@@ -190,14 +192,12 @@ class CPM3C(_CuttingPlaneEstimator):
     n_init : int or "auto", default="auto"
         Number of runs from different initial clusterings. ``"auto"`` is 1,
         the k-means start alone, for more than two clusters with the
-        coordinate-descent solver and ``init`` "auto" or "kmeans", else 4.
-        On more than two clusters the other starts rarely won and cost
-        three times the fit: on 25 multiclass data sets outside the
-        robustness suite one start erred 17.7% on average against 18.4%
-        with four, at 2.0 against 6.6 times KMeans's median fit time
-        (``bench/studies/cpm3c_starts.md``).
-        With two clusters the four starts lower the mean error of the
-        robustness suite's 57 two-class cases from 12.0% to 10.8%
+        coordinate-descent solver and ``init`` "auto" or "kmeans", else 4:
+        on 25 multiclass data sets outside the robustness suite the other
+        starts rarely won and tripled the fit time (one start erred 17.7%
+        on average, four 18.4%; ``bench/studies/cpm3c_starts.md``). With two
+        clusters the four starts lower the mean error of the robustness
+        suite's 57 two-class cases from 12.0% to 10.8%
         (``bench/studies/cpm3c_dual.md``).
 
     solver : {"auto", "coordinate-descent", "cutting-plane"}, default="auto"
@@ -441,7 +441,7 @@ class CPM3C(_CuttingPlaneEstimator):
         return centres, None
 
     def _make_working_set(
-        self, X, x_mean, capacity, C, class_balance, repin=False, seed=0
+        self, X, x_mean, capacity, C, class_balance, repin=False, seed=0, n_levels=None
     ):
         if self.kernel == "linear":
             intercept_scale = centred_scale(X, x_mean)
@@ -453,7 +453,7 @@ class CPM3C(_CuttingPlaneEstimator):
             intercept_scale = 0.0
         if self.solver_ == "coordinate-descent":
             dask = isinstance(X, RowBlocks)
-            return (DaskDualMulticlassSVM if dask else DualMulticlassSVM)(
+            svm = (DaskDualMulticlassSVM if dask else DualMulticlassSVM)(
                 X,
                 x_mean,
                 self.n_clusters,
@@ -463,15 +463,15 @@ class CPM3C(_CuttingPlaneEstimator):
                 tol=self._epsilon(),
                 seed=seed,
             )
-        # Two clusters: the cutting plane fits the SVM of the start through
-        # the mean, its intercepts held at zero until the assignments are
-        # released. With an intercept it fits the start's split so well that
-        # CCCP stays there (digits 5v9: the median split along the principal
-        # direction, 14.6% error, against 1.1% when held;
-        # bench/studies/cpm3c_intercept.md). With k > 2 clusters, the
-        # k (k - 1) / 2 boundaries of a linear machine through one point
-        # cannot follow a general clustering, and that start SVM needs
-        # hundreds of iterations (tf-idf text, k = 10).
+            if n_levels is not None:
+                svm.n_levels = n_levels
+            return svm
+        # Two clusters: the cutting plane holds the intercepts of the start's
+        # SVM at zero until the assignments are released; with them, CCCP
+        # stays at the start's split (digits 5v9 from the median split along
+        # the principal direction: 14.6% error, 1.1% held;
+        # bench/studies/cpm3c_intercept.md). With k > 2, boundaries through
+        # one point cannot follow a general clustering (text, k = 10).
         return MulticlassConstraints(
             X,
             x_mean,
@@ -507,10 +507,10 @@ class CPM3C(_CuttingPlaneEstimator):
 
     def _run_start(self, run_once, start):
         if self.solver_ == "coordinate-descent":
-            # Exact CCCP steps do not cycle or empty clusters the way the
-            # cutting plane's free runs do (mmc/_cpm3c_dual.py): one run.
             method, arg = start
-            return run_once(start, seed=0 if method == "array" else int(arg))
+            seed = 0 if method == "array" else int(arg)
+            direct = self.n_clusters > 2 and self.refine_init
+            return best_dual_run(run_once, start, seed, direct)
         # CCCP with free assignments reaches the lowest objectives, but on
         # many clusters it can empty some. A start that does is run again by
         # the block descent of MulticlassConstraints.release (assignments

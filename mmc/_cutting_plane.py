@@ -302,10 +302,17 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
             starts = [("array", labels)]
             self.class_balance_ = self._resolve_class_balance(X, labels=labels)
 
+        # The initial state of each start, computed once for all of its runs
+        # (a subclass's _run_start may run a start more than once).
+        initial_states = {}
+
         def run_once(start, **options):
             method, arg = start
-            shared = kmeans_runs if start is starts[0] else None
-            state = self._initial_state(X, x_mean, principal, method, arg, shared)
+            state = initial_states.get(id(start))
+            if state is None:
+                shared = kmeans_runs if start is starts[0] else None
+                state = self._initial_state(X, x_mean, principal, method, arg, shared)
+                initial_states[id(start)] = state
             # 1/2 |W|^2 + C / (top_variance scale) loss_ws has the minimisers
             # of the documented objective top_variance/2 |W|^2 + C loss, where
             # the working set reports loss_ws = scale * loss.
@@ -318,7 +325,10 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
             return result._replace(n_empty_clusters=working_set.n_empty_clusters())
 
         def run(start):
-            return self._run_start(run_once, start)
+            try:
+                return self._run_start(run_once, start)
+            finally:
+                initial_states.pop(id(start), None)
 
         # On Dask arrays the restarts wait on the workers: they run together,
         # on threads of the driver (the winner does not depend on it).

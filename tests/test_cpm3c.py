@@ -2,14 +2,16 @@
 test_common.py): k clusters, its objective, restarts, input checks."""
 
 import warnings
+from collections import namedtuple
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.datasets import load_digits
+from sklearn.datasets import load_digits, make_blobs
 from sklearn.exceptions import ConvergenceWarning
 
 from mmc import CPM3C, CPMMC
+from mmc._cpm3c_dual import N_LEVELS, best_dual_run
 from mmc.datasets import make_sparse_clusters
 from mmc.metrics import clustering_error
 
@@ -150,9 +152,9 @@ def test_auto_n_init_runs_the_kmeans_start_alone_for_k_clusters(
     runs = []
     original = CPM3C._run
 
-    def counted(self, *args, **kwargs):
-        runs.append(1)
-        return original(self, *args, **kwargs)
+    def counted(self, working_set, *args, **kwargs):
+        runs.append(getattr(working_set, "n_levels", None))
+        return original(self, working_set, *args, **kwargs)
 
     monkeypatch.setattr(cpm3c_module.CPM3C, "_run", counted)
     X, _ = blobs(params["n_clusters"], distance=4.0, seed=1)
@@ -160,7 +162,70 @@ def test_auto_n_init_runs_the_kmeans_start_alone_for_k_clusters(
     assert len(runs) >= n_runs  # a cutting-plane run may be repeated pinned
     assert est._resolve_n_init() == n_runs
     if params.get("solver") != "cutting-plane":
-        assert len(runs) == n_runs
+        # With k > 2 each start is run with the continuation in C and at C
+        # directly (mmc._cpm3c_dual.best_dual_run).
+        continued = [n for n in runs if n == N_LEVELS]
+        direct = [n for n in runs if n == 1]
+        assert len(continued) == n_runs
+        assert len(direct) == (n_runs if params["n_clusters"] > 2 else 0)
+        assert len(runs) == len(continued) + len(direct)
+
+
+def test_best_dual_run_keeps_the_lower_objective_of_the_two_runs():
+    Result = namedtuple("Result", "objective n_empty_clusters")
+    calls = []
+
+    def run_once(start, **options):
+        calls.append(options)
+        return outcomes[options.get("n_levels")]
+
+    outcomes = {None: Result(2.0, 0), 1: Result(1.0, 0)}
+    assert best_dual_run(run_once, "start", 7, direct=True) is outcomes[1]
+    assert calls == [{"seed": 7}, {"seed": 7, "n_levels": 1}]
+    # A run that lost a cluster loses, whatever its objective; ties keep
+    # the continuation.
+    for direct_result in (Result(1.0, 1), Result(2.0, 0)):
+        outcomes = {None: Result(2.0, 0), 1: direct_result}
+        assert best_dual_run(run_once, "start", 7, direct=True) is outcomes[None]
+    calls.clear()
+    assert best_dual_run(run_once, "start", 7, direct=False) is outcomes[None]
+    assert calls == [{"seed": 7}]
+
+
+def test_the_run_at_C_keeps_a_start_that_the_continuation_leaves(monkeypatch):
+    """Blobs of 600 / (1 + p) samples, k = 8: from C / 8 the continuation
+    merged two small blobs and split a large one (17.6 % error); the run
+    at C from the same k-means start keeps the blobs, at a lower objective."""
+    import mmc._cpm3c as cpm3c_module
+
+    sizes = [600 // (1 + p) for p in range(8)]
+    X, y = make_blobs(sizes, n_features=10, random_state=3)
+    est = CPM3C(n_clusters=8, random_state=0).fit(X)
+    assert clustering_error(y, est.labels_) < 0.01
+
+    def continuation_only(run_once, start, seed, direct):
+        return best_dual_run(run_once, start, seed, direct=False)
+
+    monkeypatch.setattr(cpm3c_module, "best_dual_run", continuation_only)
+    continued = CPM3C(n_clusters=8, random_state=0).fit(X)
+    assert clustering_error(y, continued.labels_) > 0.1
+    assert est.objective_ < continued.objective_
+
+
+def test_a_start_run_twice_draws_its_initial_clustering_once(monkeypatch):
+    import mmc._cpm3c as cpm3c_module
+
+    calls = []
+    original = CPM3C._initial_state
+
+    def counted(self, *args, **kwargs):
+        calls.append(args[3])  # the start's method
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(cpm3c_module.CPM3C, "_initial_state", counted)
+    X, _ = blobs(3, distance=4.0, seed=1)
+    CPM3C(n_clusters=3, n_init=2, random_state=0).fit(X)
+    assert calls == ["kmeans", "k-means++"]
 
 
 def test_auto_n_init_is_the_first_of_four_starts_for_k_clusters():
