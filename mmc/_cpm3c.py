@@ -134,7 +134,7 @@ class CPM3C(_CuttingPlaneEstimator):
         (with two clusters: ``|n_1 - n_2| <= class_balance n``). With
         ``solver="cutting-plane"``, a bound on the differences of the mean
         margins of the classes. ``"auto"`` sets it from the data without
-        labels, from the clusters of k-means (the best of 3 runs on at most
+        labels, from the clusters of k-means (the best of 10 runs on at most
         2000 sampled rows; sparse X of more rows gives no estimate): when
         their proportions ``pi_p`` are as even as sampling noise allows
         (Pearson's chi-square test of even sizes at the level of three

@@ -261,7 +261,7 @@ class CPMMC(_BinaryCuttingPlane):
         for decision values that sum to zero, larger values allow more
         unequal clusters. ``"auto"`` sets it from the data without labels:
         0.03 (the paper's bound) when the two clusters of k-means (the best
-        of 3 runs on at most 2000 sampled rows; sparse X of more rows keeps
+        of 10 runs on at most 2000 sampled rows; sparse X of more rows keeps
         0.03) are as even as sampling noise allows (their proportions differ
         by at most ``3 / sqrt(n)`` for the n rows used), else their
         imbalance ``|n_1 - n_2| / n`` plus 0.03. The bound used is ``class_balance_``.

@@ -86,7 +86,7 @@ n_clusters : int, default=2
         ``|sum_i y_i| <= class_balance * n_samples`` (the paper's ``l``);
         with k clusters, each keeps at least ``(1 - class_balance) n / k``
         samples. ``"auto"`` sets it from the data without labels: 0.03 (the
-        paper's bound) when the clusters of k-means on X (the best of 3 runs
+        paper's bound) when the clusters of k-means on X (the best of 10 runs
         on at most 2000 sampled rows; sparse X of more rows keeps 0.03) are
         as even as sampling noise allows (Pearson's chi-square test of even
         sizes at the level of three standard errors; with two clusters,

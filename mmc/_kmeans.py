@@ -316,9 +316,9 @@ class KMeansRuns:
     ``best(m)`` is ``best_kmeans_centres(X, n_clusters, random_state, m)``
     for the generator as it was given, to the last bit, for any m: the runs
     drawn for a smaller m are kept and the next ones drawn after them. A
-    fit whose class-balance estimate (the best of 3 runs on every row) and
-    k-means start (the best of 10) draw from the same seed computes 10 runs
-    instead of 13.
+    fit whose class-balance estimate and k-means start (the best of 10 runs
+    each, on every row) draw from the same seed computes 10 runs instead of
+    20.
     """
 
     def __init__(self, X, n_clusters, random_state, max_iter=300):
