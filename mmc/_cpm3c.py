@@ -65,14 +65,14 @@ class CPM3C(_CuttingPlaneEstimator):
     * ``"coordinate-descent"`` (the default with the linear kernel) solves
       each SVM exactly, in its per-sample dual, by coordinate descent
       warm-started from the previous step: a pass over X per epoch, a few
-      epochs per step. Exact CCCP stops at any clustering
-      that its own SVM reproduces, such as the Voronoi cells of k-means, so
-      C starts at C/8 and doubles each time CCCP settles (the continuation
-      of transductive SVMs); with k > 2 each start is also run at C
-      directly, and the lower objective wins. The balance constraint bounds the cluster
-      sizes (``class_balance``): it is held in the assignment step by
-      offsets of the classes' scores, unregularised like CPMMC's bias, so
-      that ``predict`` follows it. Measured on the robustness suite
+      epochs per step. Exact CCCP stops at any clustering that its own SVM
+      reproduces, such as the Voronoi cells of k-means, so C starts at C/8
+      and doubles each time CCCP settles (the continuation of transductive
+      SVMs); with k > 2 each start is also run at C directly, and the lower
+      objective wins. The balance constraint bounds the cluster sizes
+      (``class_balance``): it is held in the assignment step by offsets of
+      the classes' scores, unregularised like CPMMC's bias, so that
+      ``predict`` follows it. Measured on the robustness suite
       (``bench/studies/cpm3c_dual.md``): about 5 times faster than the
       cutting plane (median fit time 8.5 against 48 times KMeans's on the
       multiclass cases), with mean errors of 4.70 % against 4.50 % there

@@ -182,6 +182,34 @@ def test_kmeans_cluster_sizes_are_the_same_for_dense_csr_and_float32():
     )
 
 
+def _standardised_one_to_two_blobs():
+    """The robustness suite's standardised 1000:500 blobs, on which two
+    k-means optima of close inertia split the data 1:2 or near-evenly."""
+    from mmc.bench._robustness_data import two_class_cases
+
+    (case,) = [c for c in two_class_cases() if c.name == "blobs 1:2 std"]
+    return case.load()
+
+
+def test_the_estimate_is_the_clustering_of_ten_kmeans_runs():
+    # The best of KMeans(n_init=10)'s number of runs finds the 1:2 split for
+    # every seed; the best of 3 found a near-even split for 5 of 20 seeds
+    # (bench/studies/balance_runs.md).
+    X, _ = _standardised_one_to_two_blobs()
+    for seed in range(20):
+        sizes = kmeans_cluster_sizes(X, 2, seed=seed)
+        assert abs(min(sizes) - 500) <= 30, (seed, sizes)
+
+
+@pytest.mark.parametrize("cls", (CPMMC, CPM3C, MultivariateMMC, FastEvoMMC))
+def test_auto_follows_the_unequal_split_of_standardised_blobs(cls):
+    # With the estimate of 3 k-means runs these erred 5.7-27.4 %.
+    X, y = _standardised_one_to_two_blobs()
+    est = cls(random_state=0).fit(X)
+    assert est.class_balance_ > 0.3
+    assert clustering_error(y, est.labels_) < 0.05
+
+
 def test_large_sparse_data_give_no_estimate(monkeypatch):
     monkeypatch.setattr("mmc._balance.SAMPLE_ROWS", 100)
     X, _ = _blobs([150, 50])
