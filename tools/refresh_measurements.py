@@ -20,6 +20,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 TABLE = REPO / "docs" / "user_guide" / "measurements.csv"
+NUMBER = r"[-+0-9.e]+"
 
 
 def _heading_of(lines, index):
@@ -42,15 +43,37 @@ def _find(old_text, new_text, match):
     old_line, heading = old_lines[i], _heading_of(old_lines, i)
     if not old_line.lstrip().startswith("|"):
         return None
-    label = _cells(old_line)[0]
+    # The same row is the one under the same heading that shares the most
+    # leading cells with the old line (at least the first: its label); a
+    # label alone can repeat (the papers' tables start with the table's
+    # number), and a tie is left to a person.
+    old_cells = _cells(old_line)
+    best, shared_best, tied = None, 0, False
     for j, line in enumerate(new_lines):
-        if (
-            line.lstrip().startswith("|")
-            and _cells(line)[0] == label
-            and _heading_of(new_lines, j) == heading
-        ):
-            return old_line, line
-    return None
+        if not line.lstrip().startswith("|") or _heading_of(new_lines, j) != heading:
+            continue
+        shared = 0
+        for old_cell, new_cell in zip(old_cells, _cells(line)):
+            if old_cell != new_cell:
+                break
+            shared += 1
+        if shared > shared_best:
+            best, shared_best, tied = line, shared, False
+        elif shared == shared_best and shared:
+            tied = True
+    if best is None or tied:
+        return None
+    return old_line, best
+
+
+def _value_cell(cells, value):
+    """Index of the cell holding ``value``: the cell that is the value, else
+    the first whose numbers include it (a cell may carry a unit), never a
+    cell that merely contains its digits ("4.9" in "24.90")."""
+    exact = [k for k, c in enumerate(cells) if c == value]
+    if exact:
+        return exact[0]
+    return next(k for k, c in enumerate(cells) if value in re.findall(NUMBER, c))
 
 
 def refresh(rev="HEAD"):
@@ -76,8 +99,8 @@ def refresh(rev="HEAD"):
             continue
         old_line, new_line = found
         old_cells, new_cells = _cells(old_line), _cells(new_line)
-        cell = next(k for k, c in enumerate(old_cells) if row["value"] in c)
-        row["value"] = re.search(r"[-+0-9.e]+", new_cells[cell]).group(0)
+        cell = _value_cell(old_cells, row["value"])
+        row["value"] = re.search(NUMBER, new_cells[cell]).group(0)
         # The quoted part of the line: as many cells as before.
         n_quoted = len(_cells(row["match"]))
         row["match"] = "| " + " | ".join(new_cells[:n_quoted]) + " |"
