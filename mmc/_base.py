@@ -240,14 +240,6 @@ def decision_values(X, coef, intercept, out=None):
     return out
 
 
-def decision_scores(X, coef, intercept):
-    """Return ``X @ coef.T + intercept`` (one column per row of ``coef``) for
-    a validated X, in float64, by the kernel of :func:`decision_values`:
-    without BLAS, whose products round differently with the BLAS kernel and
-    the number of threads."""
-    return np.column_stack([decision_values(X, w, b) for w, b in zip(coef, intercept)])
-
-
 def grow_rows(array, capacity):
     """Grow the first axis of ``array`` to ``capacity`` rows, in place.
 

@@ -9,10 +9,10 @@ from sklearn.utils.validation import check_is_fitted
 
 from mmc import _cpm3c_dual
 from mmc._balance import margin_balance, size_balance
-from mmc._base import decision_scores
 from mmc._cpm3c_constraints import (
     MulticlassConstraints,
     best_classes,
+    class_score_matrix,
     with_constant_feature,
 )
 from mmc._cpm3c_dual import (
@@ -197,8 +197,7 @@ class CPM3C(_CuttingPlaneEstimator):
         starts rarely won and tripled the fit time (one start erred 17.7%
         on average, four 18.4%; ``bench/studies/cpm3c_starts.md``). With two
         clusters the four starts lower the mean error of the robustness
-        suite's 57 two-class cases from 12.0% to 10.8%
-        (``bench/studies/cpm3c_dual.md``).
+        suite's 57 two-class cases from 12.0% to 10.8% (``cpm3c_dual.md``).
 
     solver : {"auto", "coordinate-descent", "cutting-plane"}, default="auto"
         How the runs are solved (see above). ``"auto"`` is
@@ -571,7 +570,8 @@ class CPM3C(_CuttingPlaneEstimator):
         if is_dask_array(X):
             return map_blocks_predict(self.decision_function, X, np.float64)
         X = self._validate_features(X, reset=False)
-        return decision_scores(X, self.coef_, self.intercept_)
+        coef_T = np.ascontiguousarray(self.coef_.T)
+        return class_score_matrix(X, coef_T, self.intercept_)
 
     def predict(self, X):
         """Assign samples to the cluster of their largest score.

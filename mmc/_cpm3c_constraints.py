@@ -17,6 +17,7 @@ from mmc._core._cpm3c import (
     assign,
     class_sums,
     most_violated,
+    score_matrix,
 )
 from mmc._qp import CPM3CDual
 
@@ -38,6 +39,15 @@ def best_classes(X, W_T, intercepts):
     assignment = np.zeros(X.shape[0], dtype=np.uint8)
     class_scores(row_kernel(X, assign), X.shape[0], W_T, intercepts, assignment)
     return assignment
+
+
+def class_score_matrix(X, W_T, intercepts):
+    """Every class score ``X W + intercepts`` of every row of X, by the
+    kernel :func:`mmc._core._cpm3c.score_matrix`: the arithmetic of
+    :func:`best_classes` (no BLAS), the same on every machine."""
+    scores = np.empty((X.shape[0], len(intercepts)))
+    row_kernel(X, score_matrix)(W_T, intercepts, scores)
+    return scores
 
 
 def with_constant_feature(X):

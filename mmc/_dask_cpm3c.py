@@ -39,7 +39,7 @@ import numpy as np
 from mmc import _cpm3c_dual
 from mmc._base import row_kernel, rows
 from mmc._core._common import mean_hinge_loss
-from mmc._core._cpm3c import assign, score_matrix
+from mmc._core._cpm3c import assign
 from mmc._core._crammer_singer import (
     dual_round,
     epoch_offsets,
@@ -49,6 +49,7 @@ from mmc._core._crammer_singer import (
 from mmc._cpm3c_constraints import (
     add_assignment_buffers,
     best_classes,
+    class_score_matrix,
     start_assignment,
 )
 from mmc._cpm3c_dual import MAX_EPOCHS, DualMulticlassSVM, centred_row_stats
@@ -146,9 +147,7 @@ def _assign_block(block, state, shared):
 
 def _scores_block(block, _state, shared):
     W_T, intercepts = shared
-    scores = np.empty((block.shape[0], len(intercepts)))
-    score_matrix(*rows(block), W_T, intercepts, scores)
-    return None, scores
+    return None, class_score_matrix(block, W_T, intercepts)
 
 
 def _remove_block(block, state, carry, shared, _round):

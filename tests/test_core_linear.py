@@ -139,18 +139,3 @@ def test_decision_values_property(
     out2 = np.empty(n_samples)
     _kernel(X, 2.0 * coef, 2.0 * intercept, out2)
     np.testing.assert_allclose(out2, 2.0 * out, rtol=1e-15, atol=0)
-
-
-@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
-@pytest.mark.parametrize("dtype", [np.float32, np.float64])
-def test_decision_scores_are_one_column_per_row_of_coef(dtype, sparse):
-    from mmc._base import decision_scores
-
-    rng = np.random.default_rng(4)
-    X = random_X(rng, 50, 6, dtype, sparse)
-    coef = rng.normal(size=(3, 6))
-    intercept = rng.normal(size=3)
-    scores = decision_scores(X, coef, intercept)
-    assert scores.shape == (50, 3) and scores.dtype == np.float64
-    for p in range(3):
-        _assert_matches_reference(scores[:, p], X, coef[p], intercept[p])

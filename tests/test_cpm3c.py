@@ -240,6 +240,21 @@ def test_auto_n_init_is_the_first_of_four_starts_for_k_clusters():
     assert auto.objective_ == first.objective_
 
 
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_decision_function_is_the_scores_predict_takes_the_best_of(dtype, sparse):
+    X, _ = blobs(3, distance=4.0, seed=5)
+    est = CPM3C(n_clusters=3, random_state=0).fit(X)
+    X_new = np.random.default_rng(1).normal(scale=4.0, size=(60, X.shape[1]))
+    X_new = X_new.astype(dtype)
+    X_in = sp.csr_matrix(X_new) if sparse else X_new
+    scores = est.decision_function(X_in)
+    assert scores.shape == (60, 3) and scores.dtype == np.float64
+    expected = X_new.astype(np.float64) @ est.coef_.T + est.intercept_
+    np.testing.assert_allclose(scores, expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(np.argmax(scores, axis=1), est.predict(X_in))
+
+
 def test_sparse_and_dense_input_agree():
     X, y = make_sparse_clusters(
         n_samples=300, n_features=200, nnz_per_row=15, separation=0.8, random_state=0
