@@ -383,16 +383,15 @@ def dual_cccp_run(
     verbose,
     start,
     name,
-    n_levels=None,
 ):
     """One run of CCCP with SVMs solved by dual coordinate descent.
 
     ``svm`` is a started :class:`DualMulticlassSVM`. Each iteration solves
     the SVM of the current assignments and moves the samples to their best
-    class. C starts at ``C / 2**(n_levels - 1)`` (``n_levels`` None: the
-    svm's ``n_levels``) and doubles each time CCCP
-    settles (no sample moves, or the objective decreases by less than
-    ``tol`` times its value); the assignments, pinned to the start, are
+    class. C starts at ``C / 2**(n_levels - 1)`` (the svm's ``n_levels``,
+    ``N_LEVELS`` unless a run sets it) and doubles each time CCCP settles
+    (no sample moves, or the objective decreases by less than ``tol`` times
+    its value); the assignments, pinned to the start, are
     released when it first settles. The run ends when CCCP settles at C
     with nothing held, after ``n_iter_no_change`` iterations at C without a
     lower objective, or after ``max_iter`` iterations in all, at the
@@ -410,7 +409,7 @@ def dual_cccp_run(
     # discrete steps (which sample is skipped, when an epoch is the last),
     # so C keeps 12 significant digits: the same on every CPU.
     C = float(f"{C:.12g}")
-    n_levels = svm.n_levels if n_levels is None else n_levels
+    n_levels = svm.n_levels
     level = 0
     svm.set_C(C / 2.0 ** (n_levels - 1))
     best = (np.inf, None)
