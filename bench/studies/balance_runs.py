@@ -24,16 +24,11 @@ from sklearn.datasets import load_digits
 import mmc
 import mmc._balance as balance
 from mmc.bench.__main__ import main as bench_main
+from mmc.bench._registry import MMC_NAMES
 from mmc.metrics import clustering_error
 
-ESTIMATORS = (
-    mmc.CPMMC,
-    mmc.CPM3C,
-    mmc.MultivariateMMC,
-    mmc.EvoMMC,
-    mmc.FastEvoMMC,
-    mmc.ODMC,
-)
+# The estimators of the benchmarks, in their order.
+ESTIMATORS = tuple(getattr(mmc, name) for name in MMC_NAMES)
 
 
 def suite(n_runs, out):
