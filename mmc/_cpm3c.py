@@ -504,12 +504,12 @@ class CPM3C(_CuttingPlaneEstimator):
             name=name,
         )
 
-    def _run_start(self, run_once, start):
+    def _run_start(self, run_once, start, X):
         if self.solver_ == "coordinate-descent":
             method, arg = start
             seed = 0 if method == "array" else int(arg)
             direct = self.n_clusters > 2 and self.refine_init
-            return best_dual_run(run_once, start, seed, direct)
+            return best_dual_run(run_once, start, seed, direct, X, self.n_clusters)
         # CCCP with free assignments reaches the lowest objectives, but on
         # many clusters it can empty some. A start that does is run again by
         # the block descent of MulticlassConstraints.release (assignments

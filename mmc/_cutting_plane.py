@@ -303,16 +303,13 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
             self.class_balance_ = self._resolve_class_balance(X, labels=labels)
 
         # The initial state of each start, computed once for all of its runs
-        # (a subclass's _run_start may run a start more than once).
+        # (a subclass's _run_start may run a start more than once, on
+        # threads: they only read it).
         initial_states = {}
 
         def run_once(start, **options):
-            method, arg = start
-            state = initial_states.get(id(start))
-            if state is None:
-                shared = kmeans_runs if start is starts[0] else None
-                state = self._initial_state(X, x_mean, principal, method, arg, shared)
-                initial_states[id(start)] = state
+            method = start[0]
+            state = initial_states[id(start)]
             # 1/2 |W|^2 + C / (top_variance scale) loss_ws has the minimisers
             # of the documented objective top_variance/2 |W|^2 + C loss, where
             # the working set reports loss_ws = scale * loss.
@@ -325,8 +322,12 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
             return result._replace(n_empty_clusters=working_set.n_empty_clusters())
 
         def run(start):
+            shared = kmeans_runs if start is starts[0] else None
+            initial_states[id(start)] = self._initial_state(
+                X, x_mean, principal, *start, shared
+            )
             try:
-                return self._run_start(run_once, start)
+                return self._run_start(run_once, start, X)
             finally:
                 initial_states.pop(id(start), None)
 
@@ -405,9 +406,10 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
             name=name,
         )
 
-    def _run_start(self, run_once, start):
+    def _run_start(self, run_once, start, X):
         """The run of one restart: ``run_once(start, **options)``, where the
-        options go to ``_make_working_set``; a subclass may run variants."""
+        options go to ``_make_working_set``; a subclass may run variants (on
+        the features X)."""
         return run_once(start)
 
     def _shared_kmeans_runs(self, X, method, seed):

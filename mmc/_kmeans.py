@@ -12,11 +12,10 @@ bounds prove their label (:class:`LloydBounds`), with the same result.
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils._openmp_helpers import _openmp_effective_n_threads
 
 from mmc._base import _with_int32_indices, rows
 from mmc._core import _kmeans as _core
-from mmc._threads import in_restart_thread, map_on_threads
+from mmc._threads import fit_threads, map_on_threads, pass_products
 
 # The sums argument of _core.assign that skips the sums, and its bounds
 # arguments (upper, lower, shifts) that go without bounds.
@@ -339,14 +338,14 @@ class KMeansRuns:
 
     def compute(self, n_runs):
         """Compute the first ``n_runs`` runs, those not computed yet on
-        threads (:func:`kmeans_threads`): their seedings are drawn first,
+        threads (:func:`mmc._threads.fit_threads`): their seedings are drawn first,
         one after the other, so the runs are those of one thread."""
         X, n_clusters = self._X, self._n_clusters
         draws = [
             seeding_draws(self._random_state, X.shape[0], n_clusters)
             for _ in range(n_runs - len(self._runs))
         ]
-        n_threads = kmeans_threads(len(draws), pass_products(X, n_clusters))
+        n_threads = fit_threads(len(draws), pass_products(X, n_clusters))
         for centres, inertia, bound in map_on_threads(self._run, draws, n_threads):
             self._runs.append(centres)
             self._inertias.append(inertia)
@@ -362,33 +361,6 @@ class KMeansRuns:
         inertia = float(np.maximum(norms + nearest, 0.0).sum())
         bound = inertia_bound(rel, self._norm_sum, X.shape[0], centres, inertia)
         return centres, inertia, bound
-
-
-# Products of one Lloyd pass (samples x centres x features, non-zeros x
-# centres for sparse rows) below which runs stay on one thread. A pass holds
-# the GIL for its small NumPy steps between kernels, which two threads
-# trade: ten runs on two threads took 1.4-1.8 times as long as on one at
-# 9e3 to 1.8e5 products a pass, 0.84-0.92 times at 4e5 to 1.3e6 (the ten
-# digits: 1.2e6), 0.58-0.61 times at 2.5e6 and 4e6 (the 2-core machine).
-THREADED_PASS_PRODUCTS = 400_000
-
-
-def pass_products(X, n_clusters):
-    """Multiply-adds of one pass of X against ``n_clusters`` centres."""
-    stored = X.nnz if sp.issparse(X) else X.shape[0] * X.shape[1]
-    return stored * n_clusters
-
-
-def kmeans_threads(n_runs, products):
-    """Threads for ``n_runs`` independent k-means runs whose passes cost
-    ``products`` multiply-adds: as many as scikit-learn's KMeans would use
-    (the OpenMP threads allowed, which threadpoolctl and OMP_NUM_THREADS
-    limit) when a pass costs at least ``THREADED_PASS_PRODUCTS``, but one
-    inside a restart that already runs on a thread of its own (``n_jobs``).
-    The runs are the same whatever the number."""
-    if in_restart_thread() or products < THREADED_PASS_PRODUCTS:
-        return 1
-    return max(1, min(_openmp_effective_n_threads(), n_runs))
 
 
 def seeding_tolerance(rel, norm_sum, n_samples, top_norm, potentials):

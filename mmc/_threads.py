@@ -1,4 +1,4 @@
-"""Threads of a fit: restarts on threads, stopping them, the BLAS limit.
+"""Threads of a fit: restarts and runs on threads, stopping them, the BLAS limit.
 
 Restarts run on a pool of threads owned by :func:`best_of_restarts`. Python
 delivers signals to the main thread only, so Ctrl-C during a fit raises
@@ -14,7 +14,9 @@ import functools
 import threading
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
+import scipy.sparse as sp
 from joblib import effective_n_jobs
+from sklearn.utils._openmp_helpers import _openmp_effective_n_threads
 from sklearn.utils.parallel import _get_threadpool_controller
 
 # The stop flag of the restart a thread is running, if any.
@@ -80,6 +82,39 @@ def in_restart_thread():
     """Whether the current thread runs one of the calls of
     :func:`map_on_threads` (its threads are then all in use)."""
     return getattr(_restart, "stop", None) is not None
+
+
+# Products of one pass over the rows (samples x features x vectors, or
+# non-zeros x vectors for sparse rows) below which the independent runs of
+# one fit stay on one thread: each run holds the GIL for its small NumPy
+# steps between kernels, which two threads trade. Measured on the 2-core
+# machine: ten k-means runs on two threads took 1.4-1.8 times as long as
+# on one at 9e3 to 1.8e5 products a pass, 0.84-0.92 times at 4e5 to 1.3e6
+# (the ten digits: 1.2e6), 0.58-0.61 times at 2.5e6 and 4e6
+# (bench/studies/kmeans_threads.md); CPM3C's two runs of a start 0.71-0.90
+# times on the 7 of 41 multiclass cases at or above 4e5, 0.76-1.23 times
+# below (bench/studies/cpm3c_threads.md).
+THREADED_PASS_PRODUCTS = 400_000
+
+
+def pass_products(X, n_vectors):
+    """Multiply-adds of one pass of X against ``n_vectors`` vectors."""
+    stored = X.nnz if sp.issparse(X) else X.shape[0] * X.shape[1]
+    return stored * n_vectors
+
+
+def fit_threads(n_runs, products):
+    """Threads for ``n_runs`` independent runs inside one fit (the k-means
+    runs of an estimate or a start, CPM3C's two runs of a start) whose
+    passes over the rows cost ``products`` multiply-adds: as many as
+    scikit-learn's KMeans would use (the OpenMP threads allowed, which
+    threadpoolctl and OMP_NUM_THREADS limit) when a pass costs at least
+    ``THREADED_PASS_PRODUCTS``, but one inside a restart that already runs
+    on a thread of its own (``n_jobs``). The runs are the same whatever the
+    number."""
+    if in_restart_thread() or products < THREADED_PASS_PRODUCTS:
+        return 1
+    return max(1, min(_openmp_effective_n_threads(), n_runs))
 
 
 def _run_on_threads(run, starts, n_threads):

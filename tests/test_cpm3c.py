@@ -180,15 +180,16 @@ def test_best_dual_run_keeps_the_lower_objective_of_the_two_runs():
         return outcomes[options.get("n_levels")]
 
     outcomes = {None: Result(2.0, 0), 1: Result(1.0, 0)}
-    assert best_dual_run(run_once, "start", 7, direct=True) is outcomes[1]
+    X = np.zeros((10, 3))  # too small for threads: the runs in order
+    assert best_dual_run(run_once, "start", 7, True, X, 3) is outcomes[1]
     assert calls == [{"seed": 7}, {"seed": 7, "n_levels": 1}]
     # A run that lost a cluster loses, whatever its objective; ties keep
     # the continuation.
     for direct_result in (Result(1.0, 1), Result(2.0, 0)):
         outcomes = {None: Result(2.0, 0), 1: direct_result}
-        assert best_dual_run(run_once, "start", 7, direct=True) is outcomes[None]
+        assert best_dual_run(run_once, "start", 7, True, X, 3) is outcomes[None]
     calls.clear()
-    assert best_dual_run(run_once, "start", 7, direct=False) is outcomes[None]
+    assert best_dual_run(run_once, "start", 7, False, X, 3) is outcomes[None]
     assert calls == [{"seed": 7}]
 
 
@@ -203,8 +204,8 @@ def test_the_run_at_C_keeps_a_start_that_the_continuation_leaves(monkeypatch):
     est = CPM3C(n_clusters=8, random_state=0).fit(X)
     assert clustering_error(y, est.labels_) < 0.01
 
-    def continuation_only(run_once, start, seed, direct):
-        return best_dual_run(run_once, start, seed, direct=False)
+    def continuation_only(run_once, start, seed, direct, X, n_clusters):
+        return best_dual_run(run_once, start, seed, False, X, n_clusters)
 
     monkeypatch.setattr(cpm3c_module, "best_dual_run", continuation_only)
     continued = CPM3C(n_clusters=8, random_state=0).fit(X)
@@ -226,6 +227,37 @@ def test_a_start_run_twice_draws_its_initial_clustering_once(monkeypatch):
     X, _ = blobs(3, distance=4.0, seed=1)
     CPM3C(n_clusters=3, n_init=2, random_state=0).fit(X)
     assert calls == ["kmeans", "k-means++"]
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_the_two_runs_of_a_start_on_threads_give_the_fit_of_one(monkeypatch, sparse):
+    import mmc._cpm3c_dual as dual_module
+    import mmc._threads as threads_module
+
+    X, _ = blobs(4, distance=3.0, seed=2)
+    X = sp.csr_matrix(X) if sparse else X
+    fits, threads = {}, []
+    original = dual_module.fit_threads
+
+    def counted(n_runs, products):
+        threads.append(original(n_runs, products))
+        return threads[-1]
+
+    monkeypatch.setattr(dual_module, "fit_threads", counted)
+    for n_threads in (1, 2):
+        monkeypatch.setattr(threads_module, "THREADED_PASS_PRODUCTS", 0)
+        monkeypatch.setattr(
+            threads_module, "_openmp_effective_n_threads", lambda: n_threads
+        )
+        fits[n_threads] = CPM3C(n_clusters=4, random_state=0).fit(X)
+    assert threads == [1, 2]
+    np.testing.assert_array_equal(fits[1].labels_, fits[2].labels_)
+    np.testing.assert_array_equal(fits[1].coef_, fits[2].coef_)
+    assert fits[1].objective_ == fits[2].objective_
+    # Inside restarts on threads (n_jobs) the runs of a start take one.
+    threads.clear()
+    CPM3C(n_clusters=4, n_init=2, n_jobs=2, random_state=0).fit(X)
+    assert threads == [1, 1]
 
 
 def test_auto_n_init_is_the_first_of_four_starts_for_k_clusters():
@@ -337,7 +369,9 @@ def test_block_descent_with_pinned_assignments(monkeypatch):
     # SVM fits with pinned assignments, each followed by a reassignment to
     # the best classes.
     monkeypatch.setattr(
-        CPM3C, "_run_start", lambda self, run_once, start: run_once(start, repin=True)
+        CPM3C,
+        "_run_start",
+        lambda self, run_once, start, X: run_once(start, repin=True),
     )
     X, y = blobs(4, distance=8.0, seed=3)
     est = CPM3C(n_clusters=4, solver="cutting-plane", random_state=0).fit(X)

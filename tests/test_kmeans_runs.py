@@ -9,11 +9,11 @@ import scipy.sparse as sp
 from sklearn.datasets import load_digits
 
 import mmc._kmeans as kmeans
+import mmc._threads as threads_module
 from mmc import CPM3C, CPMMC
 from mmc._balance import KMEANS_RUNS, SAMPLE_ROWS
 from mmc._kmeans import KMeansRuns, best_kmeans_centres
 from mmc._starts import MULTICLASS_KMEANS_RUNS
-from mmc._threads import map_on_threads
 
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
@@ -106,8 +106,10 @@ def test_runs_on_threads_are_the_runs_on_one_thread(monkeypatch, sparse):
     X = sp.csr_matrix(X) if sparse else X
     by_threads = {}
     for n_threads in (1, 2, 4):
-        monkeypatch.setattr(kmeans, "_openmp_effective_n_threads", lambda: n_threads)
-        monkeypatch.setattr(kmeans, "THREADED_PASS_PRODUCTS", 0)
+        monkeypatch.setattr(
+            threads_module, "_openmp_effective_n_threads", lambda: n_threads
+        )
+        monkeypatch.setattr(threads_module, "THREADED_PASS_PRODUCTS", 0)
         calls = _threads_of_runs(monkeypatch)
         runs = KMeansRuns(X, 5, np.random.RandomState(0))
         centres = runs.best(3), runs.best(MULTICLASS_KMEANS_RUNS)
@@ -118,23 +120,6 @@ def test_runs_on_threads_are_the_runs_on_one_thread(monkeypatch, sparse):
         for got, expected in zip(by_threads[n_threads][0], by_threads[1][0]):
             np.testing.assert_array_equal(got, expected)
         assert by_threads[n_threads][1] == by_threads[1][1]
-
-
-def test_runs_inside_a_restart_thread_take_one_thread(monkeypatch):
-    monkeypatch.setattr(kmeans, "_openmp_effective_n_threads", lambda: 4)
-    large = kmeans.THREADED_PASS_PRODUCTS
-    assert kmeans.kmeans_threads(10, large) == 4
-    assert kmeans.kmeans_threads(3, large) == 3
-    assert kmeans.kmeans_threads(10, large - 1) == 1
-    inside = map_on_threads(lambda n: kmeans.kmeans_threads(n, large), [10, 10], 2)
-    assert inside == [1, 1]
-
-
-def test_pass_products_count_stored_values():
-    X = np.zeros((30, 7))
-    X[::3, 2] = 1.0
-    assert kmeans.pass_products(X, 4) == 30 * 7 * 4
-    assert kmeans.pass_products(sp.csr_matrix(X), 4) == 10 * 4
 
 
 def test_cpm3c_computes_its_starts_runs_at_once(monkeypatch):
@@ -158,8 +143,8 @@ def test_two_cluster_kmeans_start_draws_only_the_estimates_runs(monkeypatch):
 
 def test_a_failing_run_on_threads_stops_the_others_and_is_raised(monkeypatch):
     X, _ = load_digits(n_class=5, return_X_y=True)
-    monkeypatch.setattr(kmeans, "_openmp_effective_n_threads", lambda: 2)
-    monkeypatch.setattr(kmeans, "THREADED_PASS_PRODUCTS", 0)
+    monkeypatch.setattr(threads_module, "_openmp_effective_n_threads", lambda: 2)
+    monkeypatch.setattr(threads_module, "THREADED_PASS_PRODUCTS", 0)
     run = kmeans._stable_kmeans
     started = []
 

@@ -49,15 +49,15 @@ SUBSETS = ((4,), (1, 4), (2, 4), (3, 4), (1, 2, 3, 4), (1,), (2,), (3,))
 def single_run(n_levels):
     """``best_dual_run`` replaced by one run of ``n_levels`` values of C."""
 
-    def run(run_once, start, seed, direct):
+    def run(run_once, start, seed, direct, X, n_clusters):
         return run_once(start, seed=seed, n_levels=n_levels)
 
     return run
 
 
-def kmeans_also_direct(run_once, start, seed, direct):
+def kmeans_also_direct(run_once, start, seed, direct, X, n_clusters):
     """The k-means start also run at C directly, for any k."""
-    return best_dual_run(run_once, start, seed, direct=start[0] == "kmeans")
+    return best_dual_run(run_once, start, seed, start[0] == "kmeans", X, n_clusters)
 
 
 def fit(X, y, **params):

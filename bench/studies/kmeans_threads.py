@@ -1,8 +1,10 @@
 """CPM3C's k-means runs on threads: fit time with and without them.
 
 Since 6d0446e the runs of k-means behind CPM3C's start and class-balance
-estimate go on threads (``mmc._kmeans.kmeans_threads``: OpenMP's thread
-count when a pass costs at least ``THREADED_PASS_PRODUCTS``). This script
+estimate go on threads (``mmc._threads.fit_threads``: OpenMP's thread
+count when a pass costs at least ``THREADED_PASS_PRODUCTS``; the same rule
+puts CPM3C's two runs of a start on threads since then, see
+``cpm3c_threads.py``, so "one thread" now turns both off). This script
 times ``CPM3C(n_clusters=10, random_state=0)`` with them and with one
 thread (``_openmp_effective_n_threads`` patched to 1), interleaved with
 ``KMeans(n_clusters=10, n_init=10)``, on the ten digits (31 rounds, after
@@ -22,21 +24,21 @@ import numpy as np
 from sklearn.cluster import KMeans
 from sklearn.datasets import load_digits, make_blobs
 
-import mmc._kmeans as kmeans
+import mmc._threads as threads
 from mmc import CPM3C
 
-OPENMP_THREADS = kmeans._openmp_effective_n_threads
+OPENMP_THREADS = threads._openmp_effective_n_threads
 
 
 def fit_time(make, X, one_thread=False):
     if one_thread:
-        kmeans._openmp_effective_n_threads = lambda: 1
+        threads._openmp_effective_n_threads = lambda: 1
     try:
         start = time.perf_counter()
         fitted = make().fit(X)
         return time.perf_counter() - start, fitted
     finally:
-        kmeans._openmp_effective_n_threads = OPENMP_THREADS
+        threads._openmp_effective_n_threads = OPENMP_THREADS
 
 
 def measure(X, rounds, warm_up):
