@@ -96,23 +96,22 @@ class CPM3C(_CuttingPlaneEstimator):
     kernel), each class with a regularised intercept of its own, so that
     translating the data does not change the clustering. With the linear
     kernel the scores are ``t_ip = w_p . (x_i - mean(x)) + r v_p``: the
-    weights ``v_p`` of a constant feature ``r`` join the norm,
-    ``|W|^2 + |v|^2``, and ``r`` is the root mean squared distance of the
-    samples to their mean, so that the intercepts cost as much as the
-    weights of a typical centred sample. With two clusters, the cutting
-    plane fits the SVM of the start through the mean, its intercepts held at
-    zero until the assignments are released: with an intercept it fits the
-    start's split so well that its CCCP stays at it (coordinate descent
-    escapes by its continuation in C and holds nothing: on the 45 digit
-    pairs over three seeds, holding raised its mean error from 1.93% to
-    1.99%, ``bench/studies/cpm3c_dual.md``). With any
-    other kernel the runs see the
+    weights ``v_p`` of a constant feature ``r`` join the norm, ``|W|^2 +
+    |v|^2``, and ``r`` is the root mean squared distance of the samples to
+    their mean, so that the intercepts cost as much as the weights of a
+    typical centred sample. With two clusters, the cutting plane fits the
+    SVM of the start through the mean, its intercepts held at zero until the
+    assignments are released: with an intercept it fits the start's split so
+    well that its CCCP stays at it (coordinate descent escapes by its
+    continuation in C and holds nothing: on the 45 digit pairs over three
+    seeds, holding raised its mean error from 1.93% to 1.99%,
+    ``bench/studies/cpm3c_dual.md``). With any other kernel the runs see the
     mapped samples, centred, and a constant feature that is not (the kernel
     ``K + s^2``, with ``s^2`` the mean of ``K(x, x)``), whose weights are
-    the intercepts: without them no score difference through the mean of
-    the feature space puts the inner of two concentric rings in a class of
-    its own. (The paper's scores have no intercept and depend on the origin
-    of X: on uncentred data its runs split almost at random. Centred scores
+    the intercepts: without them no score difference through the mean of the
+    feature space puts the inner of two concentric rings in a class of its
+    own. (The paper's scores have no intercept and depend on the origin of
+    X: on uncentred data its runs split almost at random. Centred scores
     without intercepts put every boundary between two classes through the
     mean: unbalanced clusters and tf-idf text with many topics could not be
     followed, and the runs there reached ``max_iter``.) Clusters are
@@ -216,7 +215,9 @@ class CPM3C(_CuttingPlaneEstimator):
 
     n_jobs : int, default=None
         Number of threads running the restarts. ``None`` means 1 unless in a
-        joblib parallel context; ``-1`` uses all processors.
+        joblib parallel context; ``-1`` uses all processors. With k > 2 the two
+        runs of a start use the OpenMP threads on large X, as KMeans; no result
+        depends on either.
 
     verbose : int, default=0
         Verbosity: 1 prints a line per run, 2 a line per iteration.
@@ -506,8 +507,7 @@ class CPM3C(_CuttingPlaneEstimator):
 
     def _run_start(self, run_once, start, X):
         if self.solver_ == "coordinate-descent":
-            method, arg = start
-            seed = 0 if method == "array" else int(arg)
+            seed = 0 if start[0] == "array" else int(start[1])
             direct = self.n_clusters > 2 and self.refine_init
             return best_dual_run(run_once, start, seed, direct, X, self.n_clusters)
         # CCCP with free assignments reaches the lowest objectives, but on
