@@ -129,7 +129,10 @@ n_clusters : int, default=2
 
     n_jobs : int, default=None
         Number of runs executed in parallel on threads (the evolution releases
-        the GIL); the result does not depend on it.
+        the GIL); the result does not depend on it. With ``n_clusters > 2``
+        the k-means starts of the runs are computed first, on the OpenMP
+        threads (as KMeans's) when the data are large enough, whatever
+        ``n_jobs``.
 
     verbose : int, default=0
         Print one line per run if positive.

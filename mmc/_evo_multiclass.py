@@ -13,6 +13,9 @@ kernel's space (kernel k-means: k-means on the kernel principal components
 the linear kernel, see ``_start_coordinates``) and moves single samples
 to the cluster that lowers F most until none does
 (``mmc._core._evo_multiclass.local_search``, O(k r) per sample and sweep).
+The k-means starts of all runs are computed before the runs, side by side
+on threads (:func:`mmc._threads.fit_threads`), and the space they need
+(n x r) is freed before the local searches.
 
 Every cluster keeps at least ``(1 - class_balance) n / k`` samples, the
 bound of two clusters (``|n_1 - n_2| <= class_balance n``) for any k: F is
@@ -37,7 +40,13 @@ from mmc._evo_search import RunResult
 from mmc._kmeans import nearest_centres, squared_distances, stable_kmeans
 from mmc._labelling import first_occurrence_order, warn_if_clusters_lost
 from mmc._seeds import draw_seeds
-from mmc._threads import best_of_restarts, raise_if_stopped
+from mmc._threads import (
+    best_of_restarts,
+    fit_threads,
+    map_on_threads,
+    pass_products,
+    raise_if_stopped,
+)
 
 # Lloyd iterations of the k-means start.
 KMEANS_ITERATIONS = 300
@@ -90,6 +99,15 @@ def enforce_min_size(labels, coordinates, centres, min_size):
     return labels
 
 
+def kmeans_start(coordinates, n_clusters, min_size, seed):
+    """The clusters of a k-means run on ``coordinates`` seeded by ``seed``,
+    each filled to at least ``min_size`` samples (:func:`enforce_min_size`)."""
+    rng = np.random.RandomState(seed)
+    centres = stable_kmeans(coordinates, n_clusters, rng, KMEANS_ITERATIONS)
+    labels = nearest_centres(coordinates, centres)
+    return enforce_min_size(labels, coordinates, centres, min_size)
+
+
 def random_start(n_samples, n_clusters, min_size, rng):
     """Random clusters, each of at least ``min_size`` samples."""
     labels = rng.randint(n_clusters, size=n_samples)
@@ -137,13 +155,12 @@ def multiclass_run(
     V = basis.V
     n_samples = V.shape[0]
     min_size = min_cluster_size(n_samples, n_clusters, class_balance)
-    rng = np.random.RandomState(seed)
     if isinstance(start, str) and start == "spectral":
-        centres = stable_kmeans(coordinates, n_clusters, rng, KMEANS_ITERATIONS)
-        labels = nearest_centres(coordinates, centres)
-        labels = enforce_min_size(labels, coordinates, centres, min_size)
+        labels = kmeans_start(coordinates, n_clusters, min_size, seed)
     elif isinstance(start, str):
-        labels = random_start(n_samples, n_clusters, min_size, rng)
+        labels = random_start(
+            n_samples, n_clusters, min_size, np.random.RandomState(seed)
+        )
     else:
         labels = np.asarray(start)
     raise_if_stopped()
@@ -186,19 +203,34 @@ class _MulticlassEvoMixin:
         """
         name = type(self).__name__
         k = self.n_clusters
+        n_runs = self.n_init if init_labels is None else 1
+        seeds = draw_seeds(random_state, n_runs)
         start = self.init if init_labels is None else init_labels
-        # The k-means starts need their space (n x r for the kernel
-        # principal components), once for all runs; the other starts do not.
-        spectral = isinstance(start, str) and start == "spectral"
-        coordinates = self._start_coordinates(X, basis) if spectral else None
+        starts = dict.fromkeys(seeds, start)
+        if isinstance(start, str) and start == "spectral" and not identical:
+            # The k-means starts, in their space (n x r for the kernel
+            # principal components), are computed first, side by side on
+            # the threads KMeans would use (the same clusters on any number).
+            coordinates = self._start_coordinates(X, basis)
+            min_size = min_cluster_size(basis.V.shape[0], k, self.class_balance_)
+            n_threads = fit_threads(len(seeds), pass_products(coordinates, k))
+            labels = map_on_threads(
+                lambda seed: kmeans_start(coordinates, k, min_size, int(seed)).astype(
+                    np.uint8
+                ),
+                list(seeds),
+                n_threads,
+            )
+            starts = dict(zip(seeds, labels))
+            del coordinates
 
         def run(seed):
             result = multiclass_run(
                 basis,
-                coordinates,
+                None,
                 k,
                 class_balance=self.class_balance_,
-                start=start,
+                start=starts[seed],
                 seed=int(seed),
                 max_sweeps=self.max_generations,
             )
@@ -209,8 +241,6 @@ class _MulticlassEvoMixin:
                 )
             return result
 
-        n_runs = self.n_init if init_labels is None else 1
-        seeds = draw_seeds(random_state, n_runs)
         if identical:
             labels = np.zeros(basis.V.shape[0], dtype=np.uint8)
             U = indicator_coordinates(basis.V, labels, k)

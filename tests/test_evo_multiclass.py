@@ -181,6 +181,41 @@ def test_the_same_seed_gives_the_same_clusters_whatever_the_threads(Estimator):
 
 
 @pytest.mark.parametrize("Estimator", ESTIMATORS)
+@pytest.mark.parametrize("n_jobs", [None, 2])
+def test_kmeans_starts_on_threads_are_those_of_one_thread(
+    Estimator, n_jobs, monkeypatch
+):
+    # The restarts' k-means starts are computed first, side by side on the
+    # threads KMeans would use (mmc._threads.fit_threads); inside restarts
+    # on threads of n_jobs they are not: they run before the restarts.
+    import mmc._threads as threads_module
+
+    X, _ = _blobs((50, 40, 30))
+    X = X + np.random.default_rng(0).normal(scale=2.0, size=X.shape)
+    threads = []
+    original = mmc._evo_multiclass.map_on_threads
+
+    def recorded(run, items, n_threads):
+        threads.append((len(items), n_threads))
+        return original(run, items, n_threads)
+
+    monkeypatch.setattr(mmc._evo_multiclass, "map_on_threads", recorded)
+    fits = {}
+    for n_threads in (1, 2):
+        monkeypatch.setattr(threads_module, "THREADED_PASS_PRODUCTS", 0)
+        monkeypatch.setattr(
+            threads_module, "_openmp_effective_n_threads", lambda: n_threads
+        )
+        fits[n_threads] = Estimator(
+            n_clusters=3, n_init=4, n_jobs=n_jobs, random_state=3
+        ).fit(X)
+    assert threads == [(4, 1), (4, 2)]
+    np.testing.assert_array_equal(fits[1].labels_, fits[2].labels_)
+    assert fits[1].objective_ == fits[2].objective_
+    np.testing.assert_array_equal(fits[1].dual_coef_, fits[2].dual_coef_)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
 def test_restarts_keep_the_lowest_fitness(Estimator):
     X, _ = _blobs((50, 40, 30))
     X = X + np.random.default_rng(1).normal(scale=2.5, size=X.shape)

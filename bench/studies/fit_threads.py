@@ -1,28 +1,37 @@
-"""CPM3C's two runs of a start on threads: fit time with and without them.
+"""Runs of one fit on threads: fit time with and without them.
 
-With k > 2 each start of CPM3C's coordinate-descent solver is run twice,
-with the continuation in C and at C directly
-(``mmc._cpm3c_dual.best_dual_run``); the two runs are independent and,
-since the commit that added this script, run on threads by the rule of the
-k-means runs (``mmc._threads.fit_threads``: OpenMP's thread count when a
-pass over the rows costs at least ``THREADED_PASS_PRODUCTS`` = 4e5
-multiply-adds). This script times ``CPM3C(n_clusters=k,
-random_state=0)`` on the 16 multiclass cases of ``python -m mmc.bench
-robustness`` and the 25 of ``cpm3c_starts.py`` three ways, each the median
-of ``ROUNDS`` fits interleaved with ``KMeans(n_clusters=k, n_init=10)``:
+Independent runs inside one fit go on threads by the rule of
+``mmc._threads.fit_threads`` (OpenMP's thread count when a pass over the
+rows costs at least ``THREADED_PASS_PRODUCTS`` = 4e5 multiply-adds, one
+inside restarts on threads of ``n_jobs``): the k-means runs of CPM3C's
+start and class-balance estimate, and, measured here,
+
+* ``CPM3C``: with k > 2, the two runs of each start, with the
+  continuation in C and at C directly (``mmc._cpm3c_dual.best_dual_run``);
+* ``EvoMMC``, ``FastEvoMMC``: with k > 2, the k-means starts of the
+  ``n_init`` restarts, computed before the restarts' local searches
+  (``mmc._evo_multiclass``; EvoMMC on the cases of at most 1500 samples,
+  its exact kernel matrix being cubic).
+
+The script times ``Estimator(n_clusters=k, random_state=0)`` on the 16
+multiclass cases of ``python -m mmc.bench robustness`` and the 25 of
+``cpm3c_starts.py`` three ways, each the median of ``ROUNDS`` fits
+interleaved with ``KMeans(n_clusters=k, n_init=10)``:
 
 * ``rule``: as shipped;
-* ``one thread``: the two runs on one thread (the k-means runs as shipped);
-* ``threads``: the two runs on the OpenMP threads whatever the size.
+* ``one thread``: those runs on one thread;
+* ``threads``: those runs on the OpenMP threads whatever the size.
 
 It checks that the labels and objectives are identical, and prints a
 markdown table (products of one pass, the three times and their ratios to
 KMeans's) and a summary. Labels are not used.
 
 Run from the repository root with mmc installed, on a quiet machine
-(about 2 minutes)::
+(about 2 minutes for CPM3C, 8 for EvoMMC)::
 
-    python -I bench/studies/cpm3c_threads.py > bench/studies/cpm3c_threads.md
+    python -I bench/studies/fit_threads.py CPM3C > bench/studies/cpm3c_threads.md
+    python -I bench/studies/fit_threads.py EvoMMC > bench/studies/evo_threads.md
+    python -I bench/studies/fit_threads.py FastEvoMMC >> bench/studies/evo_threads.md
 """
 
 import os
@@ -34,8 +43,9 @@ import warnings
 import numpy as np
 from sklearn.cluster import KMeans
 
-import mmc._cpm3c_dual as dual
-from mmc import CPM3C
+import mmc
+import mmc._cpm3c_dual
+import mmc._evo_multiclass
 from mmc._threads import pass_products
 from mmc.bench._robustness_data import multiclass_cases
 
@@ -43,7 +53,15 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cpm3c_starts import cases as other_cases  # noqa: E402
 
 ROUNDS = 7
-RULE = dual.fit_threads
+# The module whose fit_threads decides each estimator's runs.
+MODULES = {
+    "CPM3C": mmc._cpm3c_dual,
+    "EvoMMC": mmc._evo_multiclass,
+    "FastEvoMMC": mmc._evo_multiclass,
+}
+# EvoMMC's cases: at most this many samples.
+EVO_MAX_SAMPLES = 1500
+RULE = mmc._threads.fit_threads
 VARIANTS = {
     "rule": RULE,
     "one thread": lambda n_runs, products: 1,
@@ -57,20 +75,20 @@ def timed(make, X):
     return time.perf_counter() - start, fitted
 
 
-def measure(X, k):
+def measure(Estimator, module, X, k):
     times = {name: [] for name in ("KMeans", *VARIANTS)}
     fits = {}
     for _ in range(ROUNDS):
         seconds, _ = timed(lambda: KMeans(k, n_init=10, random_state=0), X)
         times["KMeans"].append(seconds)
         for name, rule in VARIANTS.items():
-            dual.fit_threads = rule
+            module.fit_threads = rule
             try:
                 seconds, fits[name] = timed(
-                    lambda: CPM3C(n_clusters=k, random_state=0), X
+                    lambda: Estimator(n_clusters=k, random_state=0), X
                 )
             finally:
-                dual.fit_threads = RULE
+                module.fit_threads = RULE
             times[name].append(seconds)
     first = fits["rule"]
     for fitted in fits.values():
@@ -79,30 +97,35 @@ def measure(X, k):
     return {name: float(np.median(t)) for name, t in times.items()}
 
 
-def main():
+def main(name):
+    Estimator, module = getattr(mmc, name), MODULES[name]
     warnings.simplefilter("ignore")
     cases = [("suite " + c.name, *c.load()[:2]) for c in multiclass_cases()]
     cases += [("other " + name, X, y) for name, X, y in other_cases()]
     commit = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
     ).stdout.strip()
-    print("# CPM3C's two runs of a start on threads\n")
-    print(f"`python -I bench/studies/cpm3c_threads.py` at {commit} (see its")
+    print(f"# {name}: runs of one fit on threads\n")
+    print(f"`python -I bench/studies/fit_threads.py {name}` at {commit} (see its")
     print(f"docstring): medians of {ROUNDS} fits, seconds (ratio to KMeans).\n")
     print("| case | products | KMeans | rule | one thread | threads |")
     print("|---|---:|---:|---:|---:|---:|")
     ratios = {name: [] for name in VARIANTS}
-    for name, X, y in cases:
+    for case, X, y in cases:
+        if name == "EvoMMC" and X.shape[0] > EVO_MAX_SAMPLES:
+            continue
         k = len(np.unique(y))
         products = pass_products(X, k)
-        medians = measure(X, k)
+        medians = measure(Estimator, module, X, k)
         base = medians["KMeans"]
         cells = []
         for variant in VARIANTS:
             ratios[variant].append((products, medians[variant] / base))
             cells.append(f"{medians[variant]:.4f} ({medians[variant] / base:.2f})")
-        print(f"| {name} | {products:,} | {base:.4f} | " + " | ".join(cells) + " |")
-    print("\n| variant | median time / KMeans, all 41 | at or above 4e5 products |")
+        print(f"| {case} | {products:,} | {base:.4f} | " + " | ".join(cells) + " |")
+    n_cases = len(ratios["rule"])
+    header = f"median time / KMeans, all {n_cases} | at or above 4e5 products"
+    print(f"\n| variant | {header} |")
     print("|---|---:|---:|")
     for variant, pairs in ratios.items():
         every = np.median([r for _, r in pairs])
@@ -111,4 +134,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1])
