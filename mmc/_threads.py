@@ -90,10 +90,10 @@ def in_restart_thread():
 # steps between kernels, which two threads trade. Measured on the 2-core
 # machine: ten k-means runs on two threads took 1.4-1.8 times as long as
 # on one at 9e3 to 1.8e5 products a pass, 0.84-0.92 times at 4e5 to 1.3e6
-# (the ten digits: 1.2e6), 0.58-0.61 times at 2.5e6 and 4e6
-# (bench/studies/kmeans_threads.md); CPM3C's two runs of a start 0.71-0.90
-# times on the 7 of 41 multiclass cases at or above 4e5, 0.76-1.23 times
-# below (bench/studies/cpm3c_threads.md).
+# (the ten digits: 1.2e6), 0.58-0.61 times at 2.5e6 and 4e6. CPM3C's two
+# runs of a start: median ratio to KMeans 2.67 -> 2.11 on the 7 of 41
+# multiclass cases at or above 4e5 (the ten digits 3.10 -> 2.27), within
+# the noise below (bench/studies/cpm3c_threads.md).
 THREADED_PASS_PRODUCTS = 400_000
 
 
