@@ -15,7 +15,9 @@ to the cluster that lowers F most until none does
 (``mmc._core._evo_multiclass.local_search``, O(k r) per sample and sweep).
 The k-means starts of all runs are computed before the runs, side by side
 on threads (:func:`mmc._threads.fit_threads`), and the space they need
-(n x r) is freed before the local searches.
+(n x r) is freed before the local searches; starts that are one partition
+(k-means runs often find the same clusters) are searched once
+(:func:`distinct_starts`).
 
 Every cluster keeps at least ``(1 - class_balance) n / k`` samples, the
 bound of two clusters (``|n_1 - n_2| <= class_balance n``) for any k: F is
@@ -28,6 +30,8 @@ a quarter, which do better on unbalanced blobs only
 (``bench/studies/evo_multiclass.md``); the default ``"auto"`` sets the floor
 from the k-means clusters when they are clearly unequal (mmc/_balance.py).
 """
+
+import math
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
@@ -69,9 +73,16 @@ def indicator_coordinates(V, labels, n_clusters):
 
 
 def multiclass_fitness(basis, U):
-    """F(Y) from the coordinates of the indicators."""
+    """F(Y) from the coordinates of the indicators.
+
+    Each cluster's term depends on its indicator alone (its coordinates are
+    exact, see :func:`indicator_coordinates`), and their sum is rounded
+    once (``math.fsum``): a partition has one fitness whatever the
+    numbering of its clusters, so copies of one clustering reached from
+    different starts tie exactly and the first start wins.
+    """
     n_samples = basis.V.shape[0]
-    return float(sum(fitness(basis.weights, u, n_samples) for u in U))
+    return math.fsum(fitness(basis.weights, u, n_samples) for u in U)
 
 
 def enforce_min_size(labels, coordinates, centres, min_size):
@@ -184,6 +195,20 @@ def multiclass_run(
     return RunResult(labels, U, multiclass_fitness(basis, U), n_sweeps, seed)
 
 
+def distinct_starts(starts, n_clusters):
+    """Number each array start of ``starts`` (seed -> start) by first
+    occurrence, in place, and return the first seed of each distinct start,
+    in order (every seed when the starts are names)."""
+    first_seeds = {}
+    for seed, start in starts.items():
+        if isinstance(start, str):
+            return list(starts)
+        relabel = first_occurrence_order(start, n_clusters)[1]
+        starts[seed] = relabel[start].astype(np.uint8)
+        first_seeds.setdefault(starts[seed].tobytes(), seed)
+    return list(first_seeds.values())
+
+
 class _MulticlassEvoMixin:
     """The fit of EvoMMC and FastEvoMMC with more than two clusters."""
 
@@ -223,6 +248,13 @@ class _MulticlassEvoMixin:
             )
             starts = dict(zip(seeds, labels))
             del coordinates
+        # Runs from one partition end at one clustering: the local search
+        # has no randomness, and its start is numbered by first occurrence
+        # (runs of k-means that find the same clusters number them in any
+        # order). Each partition is searched once, from its first seed,
+        # which also wins the ties among its copies: the winner is that of
+        # searching every copy.
+        run_seeds = distinct_starts(starts, k)
 
         def run(seed):
             result = multiclass_run(
@@ -246,7 +278,7 @@ class _MulticlassEvoMixin:
             U = indicator_coordinates(basis.V, labels, k)
             best = RunResult(labels, U, multiclass_fitness(basis, U), 0, 0)
         else:
-            best, _ = best_of_restarts(run, list(seeds), self.n_jobs)
+            best, _ = best_of_restarts(run, run_seeds, self.n_jobs)
         if best.n_generations >= self.max_generations:
             warn(
                 f"{name} stopped at max_generations={self.max_generations} sweeps "

@@ -15,6 +15,7 @@ from mmc import EvoMMC, FastEvoMMC
 from mmc._core._evo_multiclass import local_search
 from mmc._evo_basis import spectral_basis
 from mmc._evo_multiclass import (
+    distinct_starts,
     enforce_min_size,
     first_occurrence_order,
     indicator_coordinates,
@@ -213,6 +214,61 @@ def test_kmeans_starts_on_threads_are_those_of_one_thread(
     np.testing.assert_array_equal(fits[1].labels_, fits[2].labels_)
     assert fits[1].objective_ == fits[2].objective_
     np.testing.assert_array_equal(fits[1].dual_coef_, fits[2].dual_coef_)
+
+
+def test_distinct_starts_number_partitions_by_first_occurrence():
+    starts = {
+        7: np.array([2, 2, 0, 1, 1], dtype=np.uint8),
+        3: np.array([1, 1, 2, 0, 0], dtype=np.uint8),  # the same partition
+        5: np.array([0, 1, 1, 2, 2], dtype=np.uint8),
+        9: np.array([0, 0, 1, 2, 2], dtype=np.uint8),  # the first, numbered
+    }
+    assert distinct_starts(starts, 3) == [7, 5]
+    np.testing.assert_array_equal(starts[7], [0, 0, 1, 2, 2])
+    np.testing.assert_array_equal(starts[3], starts[7])
+    named = {1: "random", 2: "random"}
+    assert distinct_starts(named, 3) == [1, 2]
+
+
+def test_the_fitness_of_a_partition_does_not_depend_on_its_numbering():
+    rng = np.random.default_rng(3)
+    basis = _random_basis(rng, 40, 12)
+    labels = rng.integers(4, size=40)
+    fitnesses = set()
+    for permutation in ([0, 1, 2, 3], [3, 1, 0, 2], [2, 3, 1, 0]):
+        permuted = np.asarray(permutation)[labels]
+        U = indicator_coordinates(basis.V, permuted, 4)
+        fitnesses.add(multiclass_fitness(basis, U))
+    assert len(fitnesses) == 1
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_each_partition_is_searched_once_with_the_result_of_every_copy(
+    Estimator, monkeypatch
+):
+    # Three even blobs: the ten k-means starts find one partition, numbered
+    # in several ways.
+    X, _ = _blobs((60, 60, 60))
+    searched = []
+    original = mmc._evo_multiclass.local_search
+
+    def counted(V, weights, labels, *args):
+        searched.append(labels.copy())
+        return original(V, weights, labels, *args)
+
+    monkeypatch.setattr(mmc._evo_multiclass, "local_search", counted)
+    once = Estimator(n_clusters=3, random_state=0).fit(X)
+    assert len(searched) == 1
+    searched.clear()
+    monkeypatch.setattr(
+        mmc._evo_multiclass, "distinct_starts", lambda starts, k: list(starts)
+    )
+    every = Estimator(n_clusters=3, random_state=0).fit(X)
+    assert len(searched) == 10
+    np.testing.assert_array_equal(once.labels_, every.labels_)
+    np.testing.assert_array_equal(once.dual_coef_, every.dual_coef_)
+    assert once.objective_ == every.objective_
+    assert once.n_generations_ == every.n_generations_
 
 
 @pytest.mark.parametrize("Estimator", ESTIMATORS)
