@@ -19,7 +19,7 @@ distinct starts of the 10 and the two fit times as a markdown table with
 their sums. Labels are not used.
 
 Run from the repository root with mmc installed, on a quiet machine
-(about 4 minutes)::
+(about 2 minutes)::
 
     cd bench/studies && python -I evo_distinct_starts.py > evo_distinct_starts.md
 """
