@@ -155,6 +155,35 @@ def test_restart_threads_stopped():
     assert "THREADS []" in err, err
 
 
+@posix_only
+def test_cpm3c_runs_of_a_start_on_threads_stopped():
+    # With k > 2 the continuation and the run at C of CPM3C's start run on
+    # two threads of the fit (mmc._threads.fit_threads), without n_jobs.
+    # Overlapping blobs: the runs take several seconds each (4 and 10 s on
+    # the 2-core machine), longer than the limit, so a run left going fails.
+    latency, returncode, err = _interrupted(
+        """
+        import threading
+        import mmc._cpm3c
+        import mmc._threads
+        mmc._threads._openmp_effective_n_threads = lambda: 2
+        X = make_blobs(
+            500_000, n_features=20, centers=4, cluster_std=5.0, random_state=0
+        )[0]
+        announce(mmc._cpm3c, "dual_cccp_run")
+        try:
+            mmc.CPM3C(n_clusters=4, random_state=0).fit(X)
+        finally:
+            others = [t.name for t in threading.enumerate()
+                      if t is not threading.main_thread()]
+            print("THREADS", others, file=sys.stderr, flush=True)
+        """
+    )
+    _check_keyboard_interrupt(returncode, err)
+    assert latency < LATENCY_LIMIT
+    assert "THREADS []" in err, err
+
+
 def _blas_threads():
     return [
         info["num_threads"]
