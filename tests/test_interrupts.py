@@ -33,6 +33,7 @@ LATENCY_LIMIT = 3.0
 # is first entered (the module-level name the driver calls is wrapped).
 PREAMBLE = """
 import sys
+import threading
 import numpy as np
 import mmc
 from sklearn.datasets import make_blobs
@@ -46,6 +47,13 @@ def announce(module, name, **forced):
         return kernel(*args, **kwargs, **forced)
 
     setattr(module, name, wrapper)
+
+
+def report_threads():
+    # Threads other than the main one still alive after the fit.
+    others = [t.name for t in threading.enumerate()
+              if t is not threading.main_thread()]
+    print("THREADS", others, file=sys.stderr, flush=True)
 """
 
 posix_only = pytest.mark.skipif(
@@ -135,7 +143,6 @@ def test_restart_threads_stopped():
     # which must stop both before the process can end.
     latency, returncode, err = _interrupted(
         """
-        import threading
         import mmc._multivariate
         X = make_blobs(60_000, n_features=2, centers=2, random_state=0)[0]
         announce(mmc._multivariate, "most_violated_table", exhaustive=True)
@@ -144,10 +151,7 @@ def test_restart_threads_stopped():
                 loss="nmi", n_init=2, n_jobs=2, random_state=0
             ).fit(X)
         finally:
-            # Threads other than the main one still alive after the fit.
-            others = [t.name for t in threading.enumerate()
-                      if t is not threading.main_thread()]
-            print("THREADS", others, file=sys.stderr, flush=True)
+            report_threads()
         """
     )
     _check_keyboard_interrupt(returncode, err)
@@ -163,7 +167,6 @@ def test_cpm3c_runs_of_a_start_on_threads_stopped():
     # the 2-core machine), longer than the limit, so a run left going fails.
     latency, returncode, err = _interrupted(
         """
-        import threading
         import mmc._cpm3c
         import mmc._threads
         mmc._threads._openmp_effective_n_threads = lambda: 2
@@ -174,9 +177,7 @@ def test_cpm3c_runs_of_a_start_on_threads_stopped():
         try:
             mmc.CPM3C(n_clusters=4, random_state=0).fit(X)
         finally:
-            others = [t.name for t in threading.enumerate()
-                      if t is not threading.main_thread()]
-            print("THREADS", others, file=sys.stderr, flush=True)
+            report_threads()
         """
     )
     _check_keyboard_interrupt(returncode, err)

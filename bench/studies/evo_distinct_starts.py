@@ -25,7 +25,6 @@ Run from the repository root with mmc installed, on a quiet machine
 """
 
 import os
-import subprocess
 import sys
 import time
 import warnings
@@ -34,48 +33,44 @@ import numpy as np
 
 import mmc._evo_multiclass as evo_multiclass
 from mmc import EvoMMC, FastEvoMMC
-from mmc.bench._robustness_data import multiclass_cases
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cpm3c_starts import cases as other_cases  # noqa: E402
+from fit_threads import short_commit, study_cases  # noqa: E402
 
 SEEDS = (0, 1)
 EVO_MAX_SAMPLES = 1500
 SHIPPED = evo_multiclass.distinct_starts
 
 
-def fit(Estimator, X, k, seed, searched):
-    def recorded(starts, n_clusters):
+def timed_fit(Estimator, X, k, seed, rule):
+    """A fit with ``distinct_starts`` replaced by ``rule``, and its time."""
+    evo_multiclass.distinct_starts = rule
+    try:
+        start = time.perf_counter()
+        est = Estimator(n_clusters=k, random_state=seed).fit(X)
+        return est, time.perf_counter() - start
+    finally:
+        evo_multiclass.distinct_starts = SHIPPED
+
+
+def recording(searched):
+    """The shipped rule, recording the number of starts it keeps."""
+
+    def rule(starts, n_clusters):
         seeds = SHIPPED(starts, n_clusters)
         searched.append(len(seeds))
         return seeds
 
-    evo_multiclass.distinct_starts = recorded
-    try:
-        start = time.perf_counter()
-        est = Estimator(n_clusters=k, random_state=seed).fit(X)
-        return est, time.perf_counter() - start
-    finally:
-        evo_multiclass.distinct_starts = SHIPPED
+    return rule
 
 
-def every_start(Estimator, X, k, seed):
-    evo_multiclass.distinct_starts = lambda starts, n_clusters: list(starts)
-    try:
-        start = time.perf_counter()
-        est = Estimator(n_clusters=k, random_state=seed).fit(X)
-        return est, time.perf_counter() - start
-    finally:
-        evo_multiclass.distinct_starts = SHIPPED
+def every_start(starts, n_clusters):
+    return list(starts)
 
 
 def main():
     warnings.simplefilter("ignore")
-    cases = [("suite " + c.name, *c.load()[:2]) for c in multiclass_cases()]
-    cases += [("other " + name, X, y) for name, X, y in other_cases()]
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-    ).stdout.strip()
+    cases, commit = study_cases(), short_commit()
     print("# EvoMMC and FastEvoMMC, k > 2: one local search per distinct start\n")
     print(f"`python -I bench/studies/evo_distinct_starts.py` at {commit} (see")
     print("its docstring): distinct starts of the 10, and fit times (s) with one")
@@ -90,8 +85,8 @@ def main():
                 continue
             for seed in SEEDS:
                 searched = []
-                once, t_once = fit(Estimator, X, k, seed, searched)
-                every, t_every = every_start(Estimator, X, k, seed)
+                once, t_once = timed_fit(Estimator, X, k, seed, recording(searched))
+                every, t_every = timed_fit(Estimator, X, k, seed, every_start)
                 assert np.array_equal(once.labels_, every.labels_), name
                 assert np.array_equal(once.dual_coef_, every.dual_coef_), name
                 assert once.objective_ == every.objective_, name

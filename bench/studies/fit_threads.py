@@ -97,14 +97,23 @@ def measure(Estimator, module, X, k):
     return {name: float(np.median(t)) for name, t in times.items()}
 
 
+def study_cases():
+    """(name, X, y) of the 16 multiclass cases of the robustness suite and
+    the 25 of ``cpm3c_starts.py``."""
+    cases = [("suite " + c.name, *c.load()[:2]) for c in multiclass_cases()]
+    return cases + [("other " + case, X, y) for case, X, y in other_cases()]
+
+
+def short_commit():
+    return subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+
+
 def main(name):
     Estimator, module = getattr(mmc, name), MODULES[name]
     warnings.simplefilter("ignore")
-    cases = [("suite " + c.name, *c.load()[:2]) for c in multiclass_cases()]
-    cases += [("other " + name, X, y) for name, X, y in other_cases()]
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-    ).stdout.strip()
+    cases, commit = study_cases(), short_commit()
     print(f"# {name}: runs of one fit on threads\n")
     print(f"`python -I bench/studies/fit_threads.py {name}` at {commit} (see its")
     print(f"docstring): medians of {ROUNDS} fits, seconds (ratio to KMeans).\n")
