@@ -34,9 +34,13 @@ import numpy as np
 from mmc._balance import bound_prices, floor_of
 from mmc._base import decision_values, row_kernel
 from mmc._core._common import mean_hinge_loss, row_sq_norms
-from mmc._core._cpm3c import assign, score_matrix
+from mmc._core._cpm3c import assign
 from mmc._core._crammer_singer import dual_epochs, remove_samples
-from mmc._cpm3c_constraints import add_assignment_buffers, start_assignment
+from mmc._cpm3c_constraints import (
+    add_assignment_buffers,
+    class_score_matrix,
+    start_assignment,
+)
 from mmc._cutting_plane import RunResult
 from mmc._dask import RowBlocks
 from mmc._threads import fit_threads, map_on_threads, pass_products
@@ -173,7 +177,6 @@ class DualMulticlassSVM:
         self._epochs = row_kernel(X, dual_epochs)
         self._remove = row_kernel(X, remove_samples)
         self._assign = row_kernel(X, assign)
-        self._scores = row_kernel(X, score_matrix)
         self.alpha = np.zeros((n_samples, n_clusters))
         add_assignment_buffers(self, n_samples)
 
@@ -310,9 +313,7 @@ class DualMulticlassSVM:
 
     def _score_rows(self, W_T, intercepts):
         """The score of every sample for every class, (n_samples, k)."""
-        scores = np.empty((self.X.shape[0], self.n_clusters))
-        self._scores(W_T, intercepts, scores)
-        return scores
+        return class_score_matrix(self.X, W_T, intercepts)
 
     def _remove_moved(self):
         """The samples that changed class since :meth:`_assign_rows` kept
