@@ -128,9 +128,7 @@ def random_start(n_samples, n_clusters, min_size, rng):
     return labels
 
 
-def multiclass_run(
-    basis, coordinates, n_clusters, *, class_balance, start, seed, max_sweeps
-):
+def multiclass_run(basis, n_clusters, *, class_balance, start, seed, max_sweeps):
     """One local search from a start.
 
     Parameters
@@ -138,18 +136,14 @@ def multiclass_run(
     basis : Basis
         The kernel matrix, see :mod:`mmc._evo_basis`.
 
-    coordinates : {ndarray, CSR matrix} of shape (n_samples, n_coordinates)
-        The space of the k-means start (see
-        ``_MulticlassEvoMixin._start_coordinates``).
-
     n_clusters : int
         k, at least 3.
 
     class_balance : float
         Sets the smallest cluster size, see :func:`min_cluster_size`.
 
-    start : {"spectral", "random"} or ndarray of shape (n_samples,)
-        k-means on ``coordinates``, random clusters, or given labels.
+    start : "random" or ndarray of shape (n_samples,)
+        Random clusters, or given labels (such as a :func:`kmeans_start`).
 
     seed : int
         Seed of the start.
@@ -166,9 +160,7 @@ def multiclass_run(
     V = basis.V
     n_samples = V.shape[0]
     min_size = min_cluster_size(n_samples, n_clusters, class_balance)
-    if isinstance(start, str) and start == "spectral":
-        labels = kmeans_start(coordinates, n_clusters, min_size, seed)
-    elif isinstance(start, str):
+    if isinstance(start, str):
         labels = random_start(
             n_samples, n_clusters, min_size, np.random.RandomState(seed)
         )
@@ -240,9 +232,7 @@ class _MulticlassEvoMixin:
             min_size = min_cluster_size(basis.V.shape[0], k, self.class_balance_)
             n_threads = fit_threads(len(seeds), pass_products(coordinates, k))
             labels = map_on_threads(
-                lambda seed: kmeans_start(coordinates, k, min_size, int(seed)).astype(
-                    np.uint8
-                ),
+                lambda seed: kmeans_start(coordinates, k, min_size, int(seed)),
                 list(seeds),
                 n_threads,
             )
@@ -259,7 +249,6 @@ class _MulticlassEvoMixin:
         def run(seed):
             result = multiclass_run(
                 basis,
-                None,
                 k,
                 class_balance=self.class_balance_,
                 start=starts[seed],
