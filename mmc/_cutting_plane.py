@@ -53,7 +53,7 @@ from mmc._base import _BaseMMC, column_means, decision_values, warn
 from mmc._dask import RowBlocks, decision_values_on_blocks
 from mmc._dask_api import is_dask_array, refuse_dask
 from mmc._feature_map import _FeatureMapMixin, _LinearDecisionMixin
-from mmc._kmeans import KMeansRuns
+from mmc._kmeans import KMeansRuns, nearest_centres
 from mmc._labelling import orientation, warn_if_one_cluster
 from mmc._seeds import draw_seeds
 from mmc._starts import initial_signs, principal_component, start_methods
@@ -221,8 +221,8 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
 
     # Whether fit takes Dask arrays (see mmc/_dask.py).
     _takes_dask = False
-    # The k-means runs a "kmeans" start takes (best_kmeans_centres), or None
-    # for a start that takes none of them (the two-cluster estimators').
+    # The k-means runs a "kmeans" start takes (best_kmeans_centres); each
+    # kind of estimator sets it.
     _kmeans_start_runs = None
 
     # class_balance="auto": the balance term as a function of the cluster
@@ -278,7 +278,7 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         random_state = check_random_state(self.random_state)
         if isinstance(X, RowBlocks):
             # The same draws, each pass over the rows mapped over the blocks.
-            x_mean, X.column_variance = blocked.column_statistics(X)
+            x_mean = blocked.checked_column_means(X)
             principal, top_variance = blocked.principal_component(
                 X, x_mean, random_state
             )
@@ -436,21 +436,22 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
 class _BinaryCuttingPlane(_LinearDecisionMixin, _CuttingPlaneEstimator):
     """Two-cluster estimators: one hyperplane ``w.x + b``, starts from signs."""
 
+    # A "kmeans" start is one run (mmc._starts.initial_signs).
+    _kmeans_start_runs = 1
+
     def _start_methods(self):
         return start_methods(self.init, self.n_init)
 
     def _initial_state(self, X, x_mean, principal, method, arg, kmeans_runs=None):
         if method == "array":
             return np.where(arg == np.max(arg), 1, -1).astype(np.int8)
+        if kmeans_runs is not None:
+            labels = nearest_centres(X, kmeans_runs.best(self._kmeans_start_runs))
+            return np.where(labels == 1, 1, -1).astype(np.int8)
         if isinstance(X, RowBlocks):
-            return blocked.initial_signs(
-                X,
-                method,
-                np.random.RandomState(arg),
-                principal,
-                x_mean,
-                X.column_variance,
-            )
+            # A "pca" start splits the projections that principal_component
+            # kept on the blocks.
+            return blocked.initial_signs(X, method, np.random.RandomState(arg))
         return initial_signs(X, method, np.random.RandomState(arg), principal)
 
     def _set_solution(self, X, best):

@@ -6,8 +6,14 @@ the same computations, each pass over the rows mapped over the blocks and
 summed in their order. Two steps need every sample at once and bring one
 float per sample to the driver (8 bytes a row, never the data): the median
 split of the ``"pca"`` and ``"random"`` starts, and the k-means++ seeding
-of the ``"kmeans"`` start. The estimate of ``class_balance="auto"`` brings
-a sample of rows (:func:`take_rows`).
+of the k-means runs. The estimate of ``class_balance="auto"`` brings a
+sample of rows (:func:`take_rows`).
+
+The k-means runs (:func:`best_kmeans_centres`, the ``"kmeans"`` start here
+and CPM3C's in :mod:`mmc._dask_centres`) are those of
+:func:`mmc._kmeans.best_kmeans_centres`: the same draws from the random
+state and the same rules (ties within rounding to the first), so the same
+centres as in memory.
 """
 
 import numpy as np
@@ -16,6 +22,7 @@ import scipy.sparse as sp
 from mmc._base import rows
 from mmc._core import _linear
 from mmc._core._common import column_sums
+from mmc._core._kmeans import seed_distances
 from mmc._dask import (
     check_values,
     compute,
@@ -24,14 +31,22 @@ from mmc._dask import (
     value_range,
     weighted_row_sums,
 )
+from mmc._kmeans import (
+    _first_near_minimum,
+    _nearest_centres,
+    best_run,
+    inertia_bound,
+    relative_rounding_bound,
+    rounding_scale,
+    seeding_draws,
+    seeding_tolerance,
+)
 from mmc._labelling import median_split
 from mmc._starts import _PCA_OVERSAMPLING, _PCA_POWER_ITERATIONS
 from mmc._starts import _orthonormalise_columns as orthonormalise_columns
 
-# Lloyd iterations and relative tolerance of the "kmeans" start, as in
-# scikit-learn's KMeans (which the in-memory start runs).
+# The largest number of Lloyd iterations of a k-means run, as in memory.
 _KMEANS_MAX_ITER = 300
-_KMEANS_TOL = 1e-4
 
 
 def _decision(block, coef, intercept):
@@ -41,24 +56,18 @@ def _decision(block, coef, intercept):
 
 
 def _column_stats(block, _state, _shared):
-    """Column sums and sums of squares of a block, and its extreme values."""
+    """Column sums of a block and its extreme values."""
     sums = np.zeros(block.shape[1])
     column_sums(*rows(block), sums)
-    squares = block.multiply(block) if sp.issparse(block) else np.square(block)
-    squares = np.asarray(squares.sum(axis=0), dtype=np.float64).ravel()
-    return None, (sums, squares, value_range(block))
+    return None, (sums, value_range(block))
 
 
-def column_statistics(blocks):
+def checked_column_means(blocks):
     """Check the values of X (as ``_validate_X`` does) and return the mean
-    of the rows and the mean variance of the columns; one pass."""
+    of the rows; one pass."""
     results = blocks.map(_column_stats)
-    check_values([r[2] for r in results], blocks.dtype)
-    n_samples = blocks.shape[0]
-    x_mean = sum(r[0] for r in results) / n_samples
-    squares = sum(r[1] for r in results) / n_samples
-    variance = float(np.mean(np.maximum(squares - x_mean**2, 0.0)))
-    return x_mean, variance
+    check_values([r[1] for r in results], blocks.dtype)
+    return sum(r[0] for r in results) / blocks.shape[0]
 
 
 def _centred_times(block, Q, mean):
@@ -139,11 +148,13 @@ def _projections(block, _state, shared):
     return None, _decision(block, direction, 0.0)
 
 
-def initial_signs(blocks, method, random_state, principal, x_mean, variance):
+def initial_signs(blocks, method, random_state):
     """Initial signs of a restart (see :func:`mmc._starts.initial_signs`):
     ``(per-block int8 signs, number of positive signs)``."""
     if method == "kmeans":
-        labels = kmeans_labels(blocks, 2, random_state, x_mean, variance)
+        centres = best_kmeans_centres(blocks, 2, random_state, 1)
+        rel = relative_rounding_bound(blocks.shape[1])
+        labels = np.concatenate(blocks.map(_nearest_labels, centres, rel))
         signs = np.where(labels == 1, 1, -1).astype(np.int8)
     else:
         if method == "pca":
@@ -155,10 +166,9 @@ def initial_signs(blocks, method, random_state, principal, x_mean, variance):
     return blocks.states(signs), int(np.count_nonzero(signs > 0))
 
 
-# k-means: the "kmeans" start. scikit-learn's KMeans (greedy k-means++
-# seeding, then Lloyd iterations until the labels or, within tol, the centres
-# stop moving) run on the blocks: the same draws from the random state, the
-# same rules, other rounding.
+# The k-means++ seeding of CPM3C's "k-means++" start: scikit-learn's
+# kmeans_plusplus (which the in-memory start runs) on the blocks, the same
+# draws from the random state, the same rules, other rounding.
 
 
 def _centred(block, x_mean):
@@ -256,43 +266,109 @@ def kmeans_plusplus_rows(blocks, n_clusters, random_state, x_mean):
     return centres, chosen
 
 
-def _lloyd_step(block, labels, shared):
-    """Nearest centre of each row, and the per-cluster sums and counts."""
-    centres, x_mean = shared
-    new = np.argmin(_squared_distances(block, centres, x_mean), axis=1)
-    X = _centred(block, x_mean)
-    k = centres.shape[0]
-    onehot = sp.csr_matrix(
-        (np.ones(len(new), dtype=X.dtype), (new, np.arange(len(new)))),
-        shape=(k, len(new)),
+def dense_rows(blocks, indices):
+    """Rows of X at ``indices`` (any order, repeats allowed), dense float64."""
+    indices = np.asarray(indices, dtype=np.intp)
+    unique, inverse = np.unique(indices, return_inverse=True)
+    taken = take_rows(blocks, unique)
+    taken = taken.toarray() if sp.issparse(taken) else taken
+    return np.asarray(taken, dtype=np.float64)[inverse]
+
+
+def _nearest_labels(block, _state, shared):
+    """Nearest of the centres to each row (ties within rounding to the first)."""
+    centres, rel = shared
+    X, norms, _ = rounding_scale(block)
+    return None, _nearest_centres(X, norms, centres, rel)[0]
+
+
+def _norm_stats(block, _state, _shared):
+    """Sum and largest of the squared norms of a block's rows (float64)."""
+    _, norms, _ = rounding_scale(block)
+    return None, (float(norms.sum()), float(norms.max(initial=0.0)))
+
+
+def _row_distances(block, _state, shared):
+    """Squared distances of the block's rows to ``rows`` (those within
+    rounding of zero set to zero), by the in-memory seeding's kernel."""
+    rows_T, row_norms, rel = shared
+    X, norms, _ = rounding_scale(block)
+    D = np.empty((rows_T.shape[1], X.shape[0]))
+    seed_distances(
+        *rows(X), norms, rows_T, row_norms, rel, np.full(X.shape[0], np.inf), D
     )
-    sums = onehot @ X
-    sums = sums.toarray() if sp.issparse(sums) else np.asarray(sums)
-    changed = len(new) if labels is None else int(np.count_nonzero(new != labels))
-    return new, (sums, np.bincount(new, minlength=k), changed)
+    return None, D.T
 
 
-def kmeans_labels(blocks, n_clusters, random_state, x_mean, variance):
-    """Labels (on the driver) of one k-means run on the blocks."""
-    centres, _ = kmeans_plusplus_rows(blocks, n_clusters, random_state, x_mean)
-    tol = variance * _KMEANS_TOL
+def _lloyd_block(block, labels, shared):
+    """Nearest centre of each row (ties within rounding to the first), the
+    per-cluster sums and counts, the number of changed labels and the sum
+    of ``|x|^2 + (|c|^2 - 2 x.c)`` at the nearest centre (the inertia)."""
+    centres, rel = shared
+    X, norms, _ = rounding_scale(block)
+    k = centres.shape[0]
+    sums = np.zeros((k, X.shape[1]))
+    previous = None if labels is None else labels.copy()
+    new, nearest, changed = _nearest_centres(X, norms, centres, rel, sums, previous)
+    inertia = float(np.maximum(norms + nearest, 0.0).sum())
+    return new, (sums, np.bincount(new, minlength=k), changed, inertia)
+
+
+def _stable_kmeans(blocks, n_clusters, random_state, norm_sum, top_norm, rel):
+    """Centres of one run of :func:`mmc._kmeans.stable_kmeans` on the
+    blocks, and its inertia."""
+    n_samples = blocks.shape[0]
+
+    def distances_to(indices):  # (n_samples, len(indices))
+        chosen_rows = dense_rows(blocks, indices)
+        row_norms = np.einsum("ij,ij->i", chosen_rows, chosen_rows)
+        rows_T = np.ascontiguousarray(chosen_rows.T)
+        return np.concatenate(blocks.map(_row_distances, rows_T, row_norms, rel))
+
+    first, uniforms = seeding_draws(random_state, n_samples, n_clusters)
+    chosen = np.empty(n_clusters, dtype=np.intp)
+    chosen[0] = first
+    closest = distances_to(chosen[:1])[:, 0]
+    for c in range(1, n_clusters):
+        potential = float(closest.sum())
+        candidates = np.searchsorted(np.cumsum(closest), uniforms[c - 1] * potential)
+        np.clip(candidates, None, n_samples - 1, out=candidates)
+        D = np.minimum(closest, distances_to(candidates).T)
+        potentials = D.sum(axis=1)
+        tol = seeding_tolerance(rel, norm_sum, n_samples, top_norm, potentials)
+        best = int(_first_near_minimum(potentials, tol, axis=0))
+        chosen[c] = candidates[best]
+        closest = D[best]
+    centres = dense_rows(blocks, chosen)
+
     states = None
-    converged = False
     for _ in range(_KMEANS_MAX_ITER):
-        states, results = blocks.step(_lloyd_step, states, centres, x_mean)
+        states, results = blocks.step(_lloyd_block, states, centres, rel)
+        if sum(r[2] for r in results) == 0:
+            break
         sums = sum(r[0] for r in results)
         counts = sum(r[1] for r in results)
-        changed = sum(r[2] for r in results)
-        new_centres = centres.copy()
         filled = counts > 0
-        new_centres[filled] = sums[filled] / counts[filled, None]
-        shift = float(((new_centres - centres) ** 2).sum())
-        centres = new_centres
-        if changed == 0:
-            converged = True
-            break
-        if shift <= tol:
-            break
-    if not converged:
-        states, _ = blocks.step(_lloyd_step, states, centres, x_mean)
-    return blocks.gather(states)
+        centres[filled] = sums[filled] / counts[filled, None]
+    else:
+        # The inertia at the final centres.
+        states, results = blocks.step(_lloyd_block, states, centres, rel)
+    return centres, sum(r[3] for r in results)
+
+
+def best_kmeans_centres(blocks, n_clusters, random_state, n_runs):
+    """:func:`mmc._kmeans.best_kmeans_centres` on the blocks."""
+    n_samples = blocks.shape[0]
+    stats = blocks.map(_norm_stats)
+    norm_sum = sum(s[0] for s in stats)
+    top_norm = max(s[1] for s in stats)
+    rel = relative_rounding_bound(blocks.shape[1])
+    runs, inertias, bounds = [], [], []
+    for _ in range(n_runs):
+        centres, inertia = _stable_kmeans(
+            blocks, n_clusters, random_state, norm_sum, top_norm, rel
+        )
+        runs.append(centres)
+        inertias.append(inertia)
+        bounds.append(inertia_bound(rel, norm_sum, n_samples, centres, inertia))
+    return best_run(runs, inertias, bounds)

@@ -6,7 +6,9 @@ labellings and keep the run with the lowest objective. The starts are
 * ``"pca"``: split at the median of the projections on the principal
   direction of the centred data (randomised subspace iteration, O(nnz) per
   pass, no dense copy of sparse data);
-* ``"kmeans"``: the two clusters of one run of k-means;
+* ``"kmeans"``: the two clusters of one run of k-means
+  (:func:`mmc._kmeans.best_kmeans_centres`, the same on every BLAS kernel,
+  thread count and input format);
 * ``"random"``: split at the median of the projections on a random Gaussian
   direction.
 
@@ -14,15 +16,12 @@ Median splits give balanced starts, which the class balance constraint of
 the solvers would ask for anyway.
 """
 
-import warnings
-
 import numpy as np
 import scipy.sparse as sp
-from sklearn.cluster import KMeans, kmeans_plusplus
-from sklearn.exceptions import ConvergenceWarning
+from sklearn.cluster import kmeans_plusplus
 
 from mmc._base import decision_values
-from mmc._kmeans import best_kmeans_centres
+from mmc._kmeans import best_kmeans_centres, nearest_centres
 from mmc._labelling import median_split
 
 # Subspace iteration for the principal direction: block size (1 + oversampling)
@@ -42,21 +41,6 @@ def start_methods(init, n_init):
     if init == "auto":
         return [("pca", "kmeans")[i] if i < 2 else "random" for i in range(n_init)]
     return [init] * n_init
-
-
-def kmeans_run(X, n_clusters, random_state, max_iter=300):
-    """One run of k-means (k-means++ seeding), fitted and returned.
-
-    Degenerate data (fewer distinct points than clusters) is reported by the
-    estimators themselves, once, after fitting: k-means' own warning about
-    it is silenced.
-    """
-    km = KMeans(
-        n_clusters=n_clusters, n_init=1, max_iter=max_iter, random_state=random_state
-    )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        return km.fit(X)
 
 
 def initial_signs(X, method, random_state, principal):
@@ -82,7 +66,11 @@ def initial_signs(X, method, random_state, principal):
     signs : ndarray of shape (n_samples,), dtype=int8
     """
     if method == "kmeans":
-        labels = kmeans_run(X, 2, random_state).labels_
+        # scikit-learn's KMeans rounds with the BLAS kernel and the number of
+        # OpenMP threads (its centres differed in the last bits between one
+        # and two threads on every one of 108 data sets tried), and on data
+        # with exact ties, such as pixels, rounding moves its labels.
+        labels = nearest_centres(X, best_kmeans_centres(X, 2, random_state, 1))
         return np.where(labels == 1, 1, -1).astype(np.int8)
     if method == "pca":
         direction = principal

@@ -133,8 +133,8 @@ def test_cpm3c_computes_its_starts_runs_at_once(monkeypatch):
 
 
 def test_two_cluster_kmeans_start_draws_only_the_estimates_runs(monkeypatch):
-    # CPMMC's "kmeans" start is one run of its own: the fit computes the
-    # estimate's runs and no more.
+    # CPMMC's "kmeans" start is one run, the first of the estimate's (the
+    # same seed): the fit computes the estimate's runs and no more.
     X, _ = load_digits(n_class=2, return_X_y=True)
     calls = _count_runs(monkeypatch)
     CPMMC(init="kmeans", n_init=1, random_state=0).fit(X)
