@@ -365,3 +365,19 @@ def test_block_products_match_numpy(dtype, sparse):
     X64 = X.astype(np.float64)
     np.testing.assert_allclose(row_products(block, Q), X64 @ Q, rtol=1e-10)
     np.testing.assert_allclose(weighted_row_sums(W, block), W.T @ X64, rtol=1e-10)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_kmeans_start_on_blocks_is_the_in_memory_start(sync_scheduler, sparse, dtype):
+    from mmc._dask import RowBlocks
+    from mmc._dask_starts import initial_signs as blocked_signs
+    from mmc._starts import initial_signs
+
+    X = (_digits((1, 7, 9)) * 16.0 / 15.0).astype(dtype)  # ties, not dyadic
+    X = sp.csr_matrix(X) if sparse else X
+    expected = initial_signs(X, "kmeans", np.random.RandomState(5), None)
+    blocks = RowBlocks(_chunked(X, 64))
+    states, n_positive = blocked_signs(blocks, "kmeans", np.random.RandomState(5))
+    np.testing.assert_array_equal(blocks.gather(states), expected)
+    assert n_positive == np.count_nonzero(expected > 0)

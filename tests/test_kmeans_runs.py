@@ -12,8 +12,8 @@ import mmc._kmeans as kmeans
 import mmc._threads as threads_module
 from mmc import CPM3C, CPMMC
 from mmc._balance import KMEANS_RUNS, SAMPLE_ROWS
-from mmc._kmeans import KMeansRuns, best_kmeans_centres
-from mmc._starts import MULTICLASS_KMEANS_RUNS
+from mmc._kmeans import KMeansRuns, best_kmeans_centres, nearest_centres
+from mmc._starts import MULTICLASS_KMEANS_RUNS, initial_signs
 
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
@@ -162,3 +162,27 @@ def test_a_failing_run_on_threads_stops_the_others_and_is_raised(monkeypatch):
     # the pool outlives the call.
     assert len(started) < MULTICLASS_KMEANS_RUNS
     assert threading.active_count() == before
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_two_cluster_kmeans_start_is_one_stable_run(monkeypatch, sparse, dtype):
+    # The "kmeans" start of CPMMC, MultivariateMMC and ODMC is the first run
+    # of best_kmeans_centres from the start's seed, the same labels for any
+    # number of OpenMP threads and for dense, CSR and float32 input. Pixel
+    # values over 15 are not binary fractions and have exact ties.
+    X, _ = load_digits(n_class=3, return_X_y=True)
+    X = X / 15.0
+    centres = best_kmeans_centres(X, 2, np.random.RandomState(3), 1)
+    expected = np.where(nearest_centres(X, centres) == 1, 1, -1)
+    data = X.astype(dtype)
+    data = sp.csr_matrix(data) if sparse else data
+    for n_threads in (1, 2):
+        monkeypatch.setattr(
+            threads_module, "_openmp_effective_n_threads", lambda: n_threads
+        )
+        monkeypatch.setattr(threads_module, "THREADED_PASS_PRODUCTS", 0)
+        signs = initial_signs(data, "kmeans", np.random.RandomState(3), None)
+        assert signs.dtype == np.int8
+        np.testing.assert_array_equal(signs, expected)
+        monkeypatch.undo()
