@@ -12,7 +12,7 @@ k-means++ seeding (``2 + log k`` floats a sample while a centre is chosen).
 
 import numpy as np
 
-from mmc._dask_starts import best_kmeans_centres, dense_rows, kmeans_plusplus_rows
+from mmc._dask_starts import best_kmeans_centres, dense_rows, kmeans_plusplus_centres
 from mmc._starts import MULTICLASS_KMEANS_RUNS, cluster_sums, means_of_sums
 
 
@@ -28,8 +28,7 @@ def initial_centres(blocks, x_mean, method, random_state, n_clusters):
             blocks, n_clusters, random_state, MULTICLASS_KMEANS_RUNS
         )
     if method == "k-means++":
-        _, chosen = kmeans_plusplus_rows(blocks, n_clusters, random_state, x_mean)
-        return dense_rows(blocks, chosen)
+        return kmeans_plusplus_centres(blocks, n_clusters, random_state)
     if method == "pca":
         n_samples = blocks.shape[0]
         order = np.argsort(blocks.principal_projections, kind="stable")

@@ -166,58 +166,6 @@ def initial_signs(blocks, method, random_state):
     return blocks.states(signs), int(np.count_nonzero(signs > 0))
 
 
-# The k-means++ seeding of CPM3C's "k-means++" start: scikit-learn's
-# kmeans_plusplus (which the in-memory start runs) on the blocks, the same
-# draws from the random state, the same rules, other rounding.
-
-
-def _centred(block, x_mean):
-    """Dense blocks centred (as KMeans does), sparse ones as they are."""
-    if sp.issparse(block):
-        return block
-    return block - x_mean.astype(block.dtype)
-
-
-def _squared_distances(block, centres, x_mean):
-    X = _centred(block, x_mean)
-    if sp.issparse(X):
-        norms = np.asarray(X.multiply(X).sum(axis=1), dtype=np.float64).ravel()
-    else:
-        norms = np.square(X, dtype=np.float64).sum(axis=1)
-    products = row_products(X, centres.T)
-    D = norms[:, None] - 2.0 * products + np.square(centres).sum(axis=1)
-    return np.maximum(D, 0.0)
-
-
-def _distances(block, _state, shared):
-    centres, x_mean = shared
-    return None, _squared_distances(block, centres, x_mean)
-
-
-def _rows_of(block, _state, shared):
-    """Rows of a block, centred as the k-means sees them."""
-    local, x_mean = shared
-    X = _centred(block[local], x_mean)
-    return None, X.toarray() if sp.issparse(X) else np.asarray(X)
-
-
-def _fetch_rows(blocks, indices, x_mean):
-    """Rows of X at global ``indices`` (centred as the k-means sees them)."""
-    indices = np.asarray(indices)
-    out = np.empty((len(indices), blocks.shape[1]))
-    owner = np.searchsorted(blocks.starts, indices, side="right") - 1
-    for b in np.unique(owner):
-        wanted = np.flatnonzero(owner == b)
-        local = indices[wanted] - blocks.starts[b]
-        task = blocks.dask.delayed(_rows_of, pure=True)(
-            blocks.dask.delayed(prepare_block)(blocks.blocks[b], blocks.dtype),
-            None,
-            (local, x_mean),
-        )
-        out[wanted] = compute(blocks.dask, [task[1]])[0]
-    return out
-
-
 def _stored_rows(block, _state, local):
     return None, block[local]
 
@@ -236,34 +184,6 @@ def take_rows(blocks, indices):
     ]
     parts = compute(blocks.dask, tasks)
     return sp.vstack(parts, format="csr") if sp.issparse(parts[0]) else np.vstack(parts)
-
-
-def kmeans_plusplus_rows(blocks, n_clusters, random_state, x_mean):
-    """Greedy k-means++ seeding (scikit-learn's ``_kmeans_plusplus``): the
-    centres (centred as the k-means sees them) and their rows' indices."""
-    n_samples = blocks.shape[0]
-    n_trials = 2 + int(np.log(n_clusters))
-    weights = np.ones(n_samples)
-    first = random_state.choice(n_samples, p=weights / weights.sum())
-    centres = np.empty((n_clusters, blocks.shape[1]))
-    chosen = np.empty(n_clusters, dtype=np.intp)
-    chosen[0] = first
-    centres[0] = _fetch_rows(blocks, [first], x_mean)[0]
-    closest = np.concatenate(blocks.map(_distances, centres[:1], x_mean))[:, 0]
-    potential = closest.sum()
-    for c in range(1, n_clusters):
-        draws = random_state.uniform(size=n_trials) * potential
-        candidates = np.searchsorted(np.cumsum(closest), draws)
-        np.clip(candidates, None, n_samples - 1, out=candidates)
-        trial_centres = _fetch_rows(blocks, candidates, x_mean)
-        D = np.concatenate(blocks.map(_distances, trial_centres, x_mean)).T
-        np.minimum(closest, D, out=D)
-        best = int(np.argmin(D.sum(axis=1)))
-        centres[c] = trial_centres[best]
-        chosen[c] = candidates[best]
-        closest = D[best]
-        potential = closest.sum()
-    return centres, chosen
 
 
 def dense_rows(blocks, indices):
@@ -314,9 +234,18 @@ def _lloyd_block(block, labels, shared):
     return new, (sums, np.bincount(new, minlength=k), changed, inertia)
 
 
-def _stable_kmeans(blocks, n_clusters, random_state, norm_sum, top_norm, rel):
-    """Centres of one run of :func:`mmc._kmeans.stable_kmeans` on the
-    blocks, and its inertia."""
+def _norm_summary(blocks):
+    """The sum and the largest of the rows' squared norms, and the relative
+    rounding bound of the squared distances; one pass."""
+    stats = blocks.map(_norm_stats)
+    norm_sum = sum(s[0] for s in stats)
+    top_norm = max(s[1] for s in stats)
+    return norm_sum, top_norm, relative_rounding_bound(blocks.shape[1])
+
+
+def _seeded_centres(blocks, n_clusters, random_state, norm_sum, top_norm, rel):
+    """The greedy k-means++ seeding of :func:`mmc._kmeans.stable_kmeans` on
+    the blocks: the rows chosen, dense float64."""
     n_samples = blocks.shape[0]
 
     def distances_to(indices):  # (n_samples, len(indices))
@@ -339,8 +268,19 @@ def _stable_kmeans(blocks, n_clusters, random_state, norm_sum, top_norm, rel):
         best = int(_first_near_minimum(potentials, tol, axis=0))
         chosen[c] = candidates[best]
         closest = D[best]
-    centres = dense_rows(blocks, chosen)
+    return dense_rows(blocks, chosen)
 
+
+def kmeans_plusplus_centres(blocks, n_clusters, random_state):
+    """:func:`mmc._kmeans.stable_kmeans` seeding only (``max_iter=0``) on the
+    blocks."""
+    return _seeded_centres(blocks, n_clusters, random_state, *_norm_summary(blocks))
+
+
+def _stable_kmeans(blocks, n_clusters, random_state, norm_sum, top_norm, rel):
+    """Centres of one run of :func:`mmc._kmeans.stable_kmeans` on the
+    blocks, and its inertia."""
+    centres = _seeded_centres(blocks, n_clusters, random_state, norm_sum, top_norm, rel)
     states = None
     for _ in range(_KMEANS_MAX_ITER):
         states, results = blocks.step(_lloyd_block, states, centres, rel)
@@ -359,10 +299,7 @@ def _stable_kmeans(blocks, n_clusters, random_state, norm_sum, top_norm, rel):
 def best_kmeans_centres(blocks, n_clusters, random_state, n_runs):
     """:func:`mmc._kmeans.best_kmeans_centres` on the blocks."""
     n_samples = blocks.shape[0]
-    stats = blocks.map(_norm_stats)
-    norm_sum = sum(s[0] for s in stats)
-    top_norm = max(s[1] for s in stats)
-    rel = relative_rounding_bound(blocks.shape[1])
+    norm_sum, top_norm, rel = _norm_summary(blocks)
     runs, inertias, bounds = [], [], []
     for _ in range(n_runs):
         centres, inertia = _stable_kmeans(

@@ -218,7 +218,9 @@ def stable_kmeans(X, n_clusters, random_state, max_iter):
     """
     X, norms, rel = rounding_scale(X)
     draws = seeding_draws(random_state, X.shape[0], n_clusters)
-    return _stable_kmeans(X, norms, rel, n_clusters, draws, max_iter, _column_form(X))
+    # The Lloyd iterations' column form (a CSC copy of sparse X), if any.
+    columns = _column_form(X) if max_iter > 0 else None
+    return _stable_kmeans(X, norms, rel, n_clusters, draws, max_iter, columns)
 
 
 def seeding_draws(random_state, n_samples, n_clusters):

@@ -18,10 +18,9 @@ the solvers would ask for anyway.
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.cluster import kmeans_plusplus
 
 from mmc._base import decision_values
-from mmc._kmeans import best_kmeans_centres, nearest_centres
+from mmc._kmeans import best_kmeans_centres, nearest_centres, stable_kmeans
 from mmc._labelling import median_split
 
 # Subspace iteration for the principal direction: block size (1 + oversampling)
@@ -240,8 +239,9 @@ def initial_centres(X, x_mean, method, random_state, n_clusters, principal):
     method : {"kmeans", "k-means++", "pca", "random"}
         ``"kmeans"``: the best of ``MULTICLASS_KMEANS_RUNS`` runs of k-means
         by inertia (:func:`mmc._kmeans.best_kmeans_centres`, the same on every
-        BLAS kernel); ``"k-means++"``: k-means++ seeding
-        only; ``"pca"``: means of the k quantile bins of the projections on
+        BLAS kernel); ``"k-means++"``: the k-means++ seeding of
+        those runs only (:func:`mmc._kmeans.stable_kmeans` with
+        ``max_iter=0``); ``"pca"``: means of the k quantile bins of the projections on
         the principal direction; ``"random"``: k distinct random samples.
 
     random_state : numpy.random.RandomState
@@ -260,8 +260,9 @@ def initial_centres(X, x_mean, method, random_state, n_clusters, principal):
     if method == "kmeans":
         return best_kmeans_centres(X, n_clusters, random_state, MULTICLASS_KMEANS_RUNS)
     if method == "k-means++":
-        centres, _ = kmeans_plusplus(X, n_clusters, random_state=random_state)
-        return _dense(centres)
+        # The seeding of the "kmeans" start's runs, without their Lloyd
+        # iterations.
+        return stable_kmeans(X, n_clusters, random_state, max_iter=0)
     if method == "pca":
         projections = decision_values(X, principal, 0.0)
         order = np.argsort(projections, kind="stable")

@@ -13,7 +13,7 @@ import mmc._threads as threads_module
 from mmc import CPM3C, CPMMC
 from mmc._balance import KMEANS_RUNS, SAMPLE_ROWS
 from mmc._kmeans import KMeansRuns, best_kmeans_centres, nearest_centres
-from mmc._starts import MULTICLASS_KMEANS_RUNS, initial_signs
+from mmc._starts import MULTICLASS_KMEANS_RUNS, initial_centres, initial_signs
 
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
@@ -186,3 +186,26 @@ def test_two_cluster_kmeans_start_is_one_stable_run(monkeypatch, sparse, dtype):
         assert signs.dtype == np.int8
         np.testing.assert_array_equal(signs, expected)
         monkeypatch.undo()
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_kmeans_plusplus_start_is_the_stable_seeding(sparse, dtype):
+    # CPM3C's "k-means++" start: the seeding of stable_kmeans (the rows it
+    # chooses), the same for dense, CSR and float32 input, with ties.
+    X, _ = load_digits(n_class=4, return_X_y=True)
+    X = X / 15.0
+    expected = kmeans.stable_kmeans(X, 4, np.random.RandomState(2), max_iter=0)
+    data = X.astype(dtype)
+    data = sp.csr_matrix(data) if sparse else data
+    centres = initial_centres(
+        data, X.mean(axis=0), "k-means++", np.random.RandomState(2), 4, None
+    )
+    # The same rows (float32 rows differ from the float64 ones by rounding;
+    # two rows of different pixels by at least 1/15).
+    atol = 0.0 if dtype == np.float64 else 1e-6
+    np.testing.assert_allclose(centres, expected, rtol=0.0, atol=atol)
+    # Every centre is a row of X, and they are distinct rows here.
+    rows = [np.flatnonzero((X == c).all(axis=1)) for c in expected]
+    assert all(r.size > 0 for r in rows)
+    assert len({tuple(c) for c in centres}) == 4
