@@ -112,21 +112,37 @@ def kmeans_cluster_sizes(
         Cluster sizes among the rows used (they sum to ``min(n,
         SAMPLE_ROWS)``); None for sparse X of more than ``SAMPLE_ROWS`` rows.
     """
+    estimate = kmeans_estimate(
+        X, n_clusters, np.random.RandomState(seed), take_rows, sparse, kmeans_runs
+    )
+    if estimate is None:
+        return None
+    centres, sample = estimate
+    return np.bincount(nearest_centres(sample, centres), minlength=n_clusters)
+
+
+def kmeans_estimate(
+    X, n_clusters, random_state, take_rows=None, sparse=None, kmeans_runs=None
+):
+    """The k-means clustering behind :func:`kmeans_cluster_sizes`: the
+    centres of the best of ``KMEANS_RUNS`` runs and the rows they were
+    computed on, or None for sparse X of more than ``SAMPLE_ROWS`` rows.
+    ``random_state`` (a ``numpy.random.RandomState``) draws the sample and
+    the runs; the other parameters are those of :func:`kmeans_cluster_sizes`.
+    ODMC's ``"kmeans"`` start labels every row by these centres
+    (:func:`mmc._starts.initial_signs`)."""
     if sparse is None:
         sparse = sp.issparse(X)
     if sparse and X.shape[0] > SAMPLE_ROWS:
         return None
-    random_state = np.random.RandomState(seed)
     rows = sample_rows(X.shape[0], random_state)
     if rows is None and kmeans_runs is not None:
-        centres = kmeans_runs.best(KMEANS_RUNS)
-        return np.bincount(nearest_centres(X, centres), minlength=n_clusters)
+        return kmeans_runs.best(KMEANS_RUNS), X
     if take_rows is not None:
         sample = take_rows(X, np.arange(X.shape[0]) if rows is None else rows)
     else:
         sample = X if rows is None else X[rows]
-    centres = best_kmeans_centres(sample, n_clusters, random_state, KMEANS_RUNS)
-    return np.bincount(nearest_centres(sample, centres), minlength=n_clusters)
+    return best_kmeans_centres(sample, n_clusters, random_state, KMEANS_RUNS), sample
 
 
 def sample_rows(n_samples, random_state):

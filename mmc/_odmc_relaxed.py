@@ -526,7 +526,9 @@ def relaxed_solution(
     if labels is None:
         seeds = draw_seeds(random_state, len(methods))
         starts = [
-            initial_signs(X, method, np.random.RandomState(seed), principal)
+            initial_signs(
+                X, method, np.random.RandomState(seed), principal, sampled_kmeans=True
+            )
             for method, seed in zip(methods, seeds)
         ]
     else:

@@ -209,3 +209,32 @@ def test_kmeans_plusplus_start_is_the_stable_seeding(sparse, dtype):
     rows = [np.flatnonzero((X == c).all(axis=1)) for c in expected]
     assert all(r.size > 0 for r in rows)
     assert len({tuple(c) for c in centres}) == 4
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("many_rows", [False, True], ids=["few", "many"])
+def test_sampled_kmeans_start_is_the_estimates_clustering(sparse, many_rows):
+    # ODMC's "kmeans" start: the best of KMEANS_RUNS runs on at most
+    # SAMPLE_ROWS rows drawn as the class-balance estimate draws them, every
+    # row labelled by their centres; sparse X of more rows: one run.
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((SAMPLE_ROWS + 300 if many_rows else 500, 6))
+    X[: X.shape[0] // 3] += 3.0
+    if sparse:
+        X[rng.random(X.shape) < 0.5] = 0.0
+        X = sp.csr_matrix(X)
+    random_state = np.random.RandomState(4)
+    if sparse and many_rows:
+        centres = best_kmeans_centres(X, 2, random_state, 1)
+    elif many_rows:
+        rows = np.sort(random_state.choice(X.shape[0], SAMPLE_ROWS, replace=False))
+        centres = best_kmeans_centres(X[rows], 2, random_state, KMEANS_RUNS)
+    else:
+        centres = best_kmeans_centres(X, 2, random_state, KMEANS_RUNS)
+    expected = np.where(nearest_centres(X, centres) == 1, 1, -1)
+    signs = initial_signs(
+        X, "kmeans", np.random.RandomState(4), None, sampled_kmeans=True
+    )
+    np.testing.assert_array_equal(signs, expected)
+    assert signs.dtype == np.int8
+    assert 0 < np.count_nonzero(signs > 0) < X.shape[0]
