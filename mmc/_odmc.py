@@ -241,9 +241,11 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
     init : {"auto", "pca", "kmeans", "random"} or array-like of shape \
             (n_samples,), default="auto"
         Initial labellings of the working set: ``"pca"`` splits at the
-        median along the principal direction, ``"kmeans"`` uses one run of
-        2-means, ``"random"`` splits at the median along a random direction
-        and ``"auto"`` uses them in that order. An array gives a single
+        median along the principal direction, ``"kmeans"`` uses the best of
+        10 runs of 2-means (on at most 2000 sampled rows, every row labelled
+        by its centres; one run on sparse data of more rows), ``"random"``
+        splits at the median along a random direction and ``"auto"`` uses
+        them in that order. An array gives a single
         initial labelling (two distinct values).
 
     n_init : int, default=3

@@ -8,7 +8,8 @@ labellings and keep the run with the lowest objective. The starts are
   pass, no dense copy of sparse data);
 * ``"kmeans"``: the two clusters of one run of k-means
   (:func:`mmc._kmeans.best_kmeans_centres`, the same on every BLAS kernel,
-  thread count and input format);
+  thread count and input format), or for ODMC of the best of 10 runs on a
+  sample (``sampled_kmeans`` of :func:`initial_signs`);
 * ``"random"``: split at the median of the projections on a random Gaussian
   direction.
 
@@ -257,10 +258,10 @@ def initial_centres(X, x_mean, method, random_state, n_clusters, principal):
     method : {"kmeans", "k-means++", "pca", "random"}
         ``"kmeans"``: the best of ``MULTICLASS_KMEANS_RUNS`` runs of k-means
         by inertia (:func:`mmc._kmeans.best_kmeans_centres`, the same on every
-        BLAS kernel); ``"k-means++"``: the k-means++ seeding of
-        those runs only (:func:`mmc._kmeans.stable_kmeans` with
-        ``max_iter=0``); ``"pca"``: means of the k quantile bins of the projections on
-        the principal direction; ``"random"``: k distinct random samples.
+        BLAS kernel); ``"k-means++"``: the k-means++ seeding of those runs
+        only (:func:`mmc._kmeans.stable_kmeans` with ``max_iter=0``);
+        ``"pca"``: means of the k quantile bins of the projections on the
+        principal direction; ``"random"``: k distinct random samples.
 
     random_state : numpy.random.RandomState
         Source of randomness of this restart.
