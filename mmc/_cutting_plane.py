@@ -53,10 +53,15 @@ from mmc._base import _BaseMMC, column_means, decision_values, warn
 from mmc._dask import RowBlocks, decision_values_on_blocks
 from mmc._dask_api import is_dask_array, refuse_dask
 from mmc._feature_map import _FeatureMapMixin, _LinearDecisionMixin
-from mmc._kmeans import KMeansRuns, nearest_centres
+from mmc._kmeans import KMeansRuns
 from mmc._labelling import orientation, warn_if_one_cluster
 from mmc._seeds import draw_seeds
-from mmc._starts import initial_signs, principal_component, start_methods
+from mmc._starts import (
+    initial_signs,
+    nearest_signs,
+    principal_component,
+    start_methods,
+)
 from mmc._threads import best_of_restarts, raise_if_stopped, single_blas_thread
 
 RunResult = namedtuple(
@@ -446,8 +451,7 @@ class _BinaryCuttingPlane(_LinearDecisionMixin, _CuttingPlaneEstimator):
         if method == "array":
             return np.where(arg == np.max(arg), 1, -1).astype(np.int8)
         if kmeans_runs is not None:
-            labels = nearest_centres(X, kmeans_runs.best(self._kmeans_start_runs))
-            return np.where(labels == 1, 1, -1).astype(np.int8)
+            return nearest_signs(X, kmeans_runs.best(self._kmeans_start_runs))
         if isinstance(X, RowBlocks):
             # A "pca" start splits the projections that principal_component
             # kept on the blocks.

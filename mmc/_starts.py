@@ -85,16 +85,19 @@ def initial_signs(X, method, random_state, principal, sampled_kmeans=False):
         # with exact ties, such as pixels, rounding moves its labels.
         estimate = kmeans_estimate(X, 2, random_state) if sampled_kmeans else None
         if estimate is None:  # one run; also for sparse X of many rows
-            centres = best_kmeans_centres(X, 2, random_state, 1)
-        else:
-            centres = estimate[0]
-        labels = nearest_centres(X, centres)
-        return np.where(labels == 1, 1, -1).astype(np.int8)
+            return nearest_signs(X, best_kmeans_centres(X, 2, random_state, 1))
+        return nearest_signs(X, estimate[0])
     if method == "pca":
         direction = principal
     else:
         direction = random_state.standard_normal(X.shape[1])
     return median_split(decision_values(X, direction, 0.0))
+
+
+def nearest_signs(X, centres):
+    """The ``"kmeans"`` start's signs from two centres: +1 where the second
+    is nearer (ties within rounding go to the first), else -1."""
+    return np.where(nearest_centres(X, centres) == 1, 1, -1).astype(np.int8)
 
 
 def principal_direction(X, x_mean, random_state):
