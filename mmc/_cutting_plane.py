@@ -226,9 +226,8 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
 
     # Whether fit takes Dask arrays (see mmc/_dask.py).
     _takes_dask = False
-    # The k-means runs a "kmeans" start takes (best_kmeans_centres); each
-    # kind of estimator sets it.
-    _kmeans_start_runs = None
+    # The k-means runs a "kmeans" start takes (best_kmeans_centres): set by
+    # each kind of estimator (_BinaryCuttingPlane, CPM3C).
 
     # class_balance="auto": the balance term as a function of the cluster
     # proportions (mmc/_balance.py).
@@ -422,16 +421,10 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         ``method`` and ``seed``) shares with the class-balance estimate, or
         None. Shared by a ``"kmeans"`` start where the estimate sees every
         row (its runs are then the start's first ones); they are kept for
-        the fit, so only on data that small, and only for estimators whose
-        start takes them (``_kmeans_start_runs``). The start's runs are
-        computed at once, on threads, before the estimate takes the first
-        few."""
-        if (
-            self._kmeans_start_runs is None
-            or method != "kmeans"
-            or isinstance(X, RowBlocks)
-            or X.shape[0] > SAMPLE_ROWS
-        ):
+        the fit, so only on data that small; the start takes the first
+        ``_kmeans_start_runs`` of them. The start's runs are computed at
+        once, on threads, before the estimate takes the first few."""
+        if method != "kmeans" or isinstance(X, RowBlocks) or X.shape[0] > SAMPLE_ROWS:
             return None
         runs = KMeansRuns(X, self._n_clusters(), np.random.RandomState(seed))
         runs.compute(self._kmeans_start_runs)

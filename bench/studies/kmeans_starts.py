@@ -44,7 +44,11 @@ ESTIMATORS = {
     "ODMC": lambda **kw: mmc.ODMC(**kw),
     "CPM3C": lambda **kw: mmc.CPM3C(n_clusters=2, **kw),
 }
-STABLE = {"signs": starts.initial_signs, "centres": cpm3c.initial_centres}
+STABLE = {
+    "signs": starts.initial_signs,
+    "centres": cpm3c.initial_centres,
+    "shared": cutting_plane._CuttingPlaneEstimator._shared_kmeans_runs,
+}
 
 
 def sklearn_signs(X, method, random_state, principal, **_):
@@ -90,8 +94,13 @@ def use(variant):
     cutting_plane.initial_signs = signs
     odmc_relaxed.initial_signs = signs
     cpm3c.initial_centres = sklearn_centres if sk else STABLE["centres"]
-    runs = {"sklearn": None, "one run": 1, "best10": KMEANS_RUNS}[variant]
-    cutting_plane._BinaryCuttingPlane._kmeans_start_runs = runs
+    binary = cutting_plane._BinaryCuttingPlane
+    if sk:
+        # scikit-learn's start shares no run with the estimate.
+        binary._shared_kmeans_runs = lambda self, X, method, seed: None
+    else:
+        binary._shared_kmeans_runs = STABLE["shared"]
+        binary._kmeans_start_runs = KMEANS_RUNS if variant == "best10" else 1
 
 
 def main():
