@@ -128,11 +128,13 @@ n_clusters : int, default=2
         Seeds the initial populations and the mutations.
 
     n_jobs : int, default=None
-        Number of runs executed in parallel on threads (the evolution releases
-        the GIL); the result does not depend on it. With ``n_clusters > 2``
-        the k-means starts of the runs are computed first, on the OpenMP
-        threads (as KMeans's) when the data are large enough, whatever
-        ``n_jobs``.
+        Number of runs executed in parallel on threads (the evolution and the
+        local search release the GIL); the result does not depend on it.
+        ``None`` runs them on the OpenMP threads, as KMeans runs its
+        ``n_init`` runs, when the data are large enough (one thread for
+        small data, or inside a thread of a parallel caller). With
+        ``n_clusters > 2`` the k-means starts of the runs are computed
+        first, on those threads whatever ``n_jobs``.
 
     verbose : int, default=0
         Print one line per run if positive.

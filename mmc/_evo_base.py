@@ -34,7 +34,12 @@ from mmc._evo_search import (
 from mmc._feature_map import KERNEL_COEFFICIENT_CONSTRAINTS
 from mmc._labelling import balance_bound, orientation, warn_if_one_cluster
 from mmc._seeds import draw_seeds
-from mmc._threads import best_of_restarts, single_blas_thread
+from mmc._threads import (
+    best_of_restarts,
+    pass_products,
+    restart_threads,
+    single_blas_thread,
+)
 from mmc.kernels import KERNELS, resolve_gamma, resolve_kernel
 
 
@@ -161,7 +166,12 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
         else:
             n_runs = self.n_init if init_labels is None else 1
             seeds = draw_seeds(random_state, (n_runs, 2))
-            best, _ = best_of_restarts(run, list(seeds), self.n_jobs)
+            # A step of the spectral starts is a pass of the basis against
+            # the population.
+            n_threads = restart_threads(
+                self.n_jobs, n_runs, pass_products(basis.V, self.population_size)
+            )
+            best, _ = best_of_restarts(run, list(seeds), n_threads)
             if best.n_generations >= self.max_generations:
                 warn(
                     f"{name} stopped at max_generations={self.max_generations} "

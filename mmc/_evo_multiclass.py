@@ -9,10 +9,12 @@ elsewhere (Pahikkala, Airola, Gieseke and Kramer, 2012):
 the sum of the binary fitnesses of the indicators on the basis
 :class:`mmc._evo_basis.Basis`. A run starts from a clustering of the
 kernel's space (kernel k-means: k-means on the kernel principal components
-``V diag(sqrt(sigma))``, or on the samples themselves for FastEvoMMC with
-the linear kernel, see ``_start_coordinates``) and moves single samples
-to the cluster that lowers F most until none does
-(``mmc._core._evo_multiclass.local_search``, O(k r) per sample and sweep).
+``V diag(sqrt(sigma))``, or on the samples themselves with the linear
+kernel where that is better or cheaper, see ``_start_coordinates``) and
+moves single samples to the cluster that lowers F most until none does
+(``mmc._core._evo_multiclass.local_search``, O(k r) per sample and sweep;
+the runs on the threads of the k-means starts unless ``n_jobs`` is given,
+:func:`mmc._threads.restart_threads`).
 The k-means starts of all runs are computed before the runs, side by side
 on threads (:func:`mmc._threads.fit_threads`), and the space they need
 (n x r) is freed before the local searches; starts that are one partition
@@ -50,6 +52,7 @@ from mmc._threads import (
     map_on_threads,
     pass_products,
     raise_if_stopped,
+    restart_threads,
 )
 
 # Lloyd iterations of the k-means start.
@@ -207,7 +210,7 @@ class _MulticlassEvoMixin:
     def _start_coordinates(self, X, basis):
         """The space in which k-means finds the starts: kernel k-means, on
         the kernel principal components :func:`kernel_coordinates` of the
-        basis (exact for EvoMMC; FastEvoMMC overrides this for the linear
+        basis (EvoMMC and FastEvoMMC override this for the linear
         kernel)."""
         return kernel_coordinates(basis)
 
@@ -262,12 +265,17 @@ class _MulticlassEvoMixin:
                 )
             return result
 
+        # A sweep of the local search is a pass of the basis against the k
+        # indicators.
+        n_threads = restart_threads(
+            self.n_jobs, len(run_seeds), pass_products(basis.V, k)
+        )
         if identical:
             labels = np.zeros(basis.V.shape[0], dtype=np.uint8)
             U = indicator_coordinates(basis.V, labels, k)
             best = RunResult(labels, U, multiclass_fitness(basis, U), 0, 0)
         else:
-            best, _ = best_of_restarts(run, run_seeds, self.n_jobs)
+            best, _ = best_of_restarts(run, run_seeds, n_threads)
         if best.n_generations >= self.max_generations:
             warn(
                 f"{name} stopped at max_generations={self.max_generations} sweeps "

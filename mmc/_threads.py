@@ -117,6 +117,18 @@ def fit_threads(n_runs, products):
     return max(1, min(_openmp_effective_n_threads(), n_runs))
 
 
+def restart_threads(n_jobs, n_runs, products):
+    """Threads for the restarts of a fit whose runs are kernel work (the
+    local searches of EvoMMC and FastEvoMMC, which release the GIL):
+    ``n_jobs`` when given, else those of :func:`fit_threads` for passes of
+    ``products`` multiply-adds, as KMeans runs its ``n_init`` runs on its
+    OpenMP threads whatever ``n_jobs``. The winner of
+    :func:`best_of_restarts` does not depend on the number."""
+    if n_jobs is not None:
+        return effective_n_jobs(n_jobs)
+    return fit_threads(n_runs, products)
+
+
 def _run_on_threads(run, starts, n_threads):
     """``[run(start) for start in starts]`` on ``n_threads`` threads.
 

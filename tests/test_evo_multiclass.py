@@ -119,7 +119,8 @@ def test_small_clusters_fill_the_same_for_dense_and_csr_coordinates():
 def test_where_the_kmeans_starts_run(Estimator, sparse, monkeypatch):
     # Kernel k-means of the linear kernel is k-means on X itself: FastEvoMMC
     # runs it there, not on the projection of X on its landmarks; EvoMMC's
-    # exact kernel principal components are the same space.
+    # exact kernel principal components are the same space, and it takes
+    # whichever of the two stores fewer values (X when it is sparse here).
     seen = []
     original = mmc._evo_multiclass.stable_kmeans
 
@@ -136,13 +137,30 @@ def test_where_the_kmeans_starts_run(Estimator, sparse, monkeypatch):
     params = {"n_components": 30} if fast else {}
     est = Estimator(n_clusters=3, kernel="linear", n_init=2, random_state=0, **params)
     est.fit(X)
-    expected = (120, 400) if fast else (120, est.n_components_)
-    assert seen == [(expected, sparse and fast)] * 2
+    on_samples = fast or sparse
+    expected = (120, 400) if on_samples else (120, est.n_components_)
+    assert seen == [(expected, sparse)] * 2
     seen.clear()
     Xb, _ = _blobs()
     est = Estimator(n_clusters=3, kernel="rbf", n_init=1, random_state=0, **params)
     est.fit(Xb)
     assert seen == [((180, est.n_components_), False)]  # kernel principal components
+
+
+def test_evommc_linear_starts_on_samples_or_components_agree():
+    # EvoMMC's k-means starts run on sparse X, and on the kernel principal
+    # components of dense X (which stores more values than they do): two
+    # isometric copies of the samples, so the same clusterings.
+    X, _ = make_sparse_clusters(
+        n_samples=150, n_features=400, nnz_per_row=20, n_clusters=4, random_state=1
+    )
+    fits = [
+        EvoMMC(n_clusters=4, kernel="linear", n_init=3, random_state=0).fit(data)
+        for data in (X, X.toarray())
+    ]
+    np.testing.assert_array_equal(fits[0].labels_, fits[1].labels_)
+    # (The kernel matrices of sparse and dense X differ in their rounding.)
+    assert fits[0].fitness_ == pytest.approx(fits[1].fitness_, rel=1e-12)
 
 
 def _blobs(sizes=(60, 60, 60), random_state=0):
@@ -214,6 +232,45 @@ def test_kmeans_starts_on_threads_are_those_of_one_thread(
     np.testing.assert_array_equal(fits[1].labels_, fits[2].labels_)
     assert fits[1].objective_ == fits[2].objective_
     np.testing.assert_array_equal(fits[1].dual_coef_, fits[2].dual_coef_)
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+@pytest.mark.parametrize("n_clusters", [2, 3])
+def test_runs_take_the_openmp_threads_unless_n_jobs_is_given(
+    Estimator, n_clusters, monkeypatch
+):
+    # The restarts (evolutions with two clusters, local searches with more)
+    # are kernel work: without n_jobs they take the threads KMeans would
+    # use for its runs (mmc._threads.restart_threads), with the same result.
+    import mmc._evo_base
+    import mmc._threads as threads_module
+
+    X, _ = _blobs((50, 40, 30))
+    X = X + np.random.default_rng(0).normal(scale=2.0, size=X.shape)
+    module = mmc._evo_base if n_clusters == 2 else mmc._evo_multiclass
+    threads = []
+    original = module.best_of_restarts
+
+    def recorded(run, starts, n_jobs):
+        threads.append(n_jobs)
+        return original(run, starts, n_jobs)
+
+    monkeypatch.setattr(module, "best_of_restarts", recorded)
+    monkeypatch.setattr(threads_module, "THREADED_PASS_PRODUCTS", 0)
+    fits = []
+    for n_threads, n_jobs in ((1, None), (2, None), (2, 1)):
+        monkeypatch.setattr(
+            threads_module, "_openmp_effective_n_threads", lambda: n_threads
+        )
+        fits.append(
+            Estimator(
+                n_clusters=n_clusters, n_init=4, n_jobs=n_jobs, random_state=3
+            ).fit(X)
+        )
+    assert threads == [1, 2, 1]
+    for fit in fits[1:]:
+        np.testing.assert_array_equal(fit.labels_, fits[0].labels_)
+        assert fit.objective_ == fits[0].objective_
 
 
 def test_distinct_starts_number_partitions_by_first_occurrence():

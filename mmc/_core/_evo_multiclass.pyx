@@ -76,13 +76,23 @@ def local_search(
         Py_ssize_t i, j, p, q, best, sweep, n_sweeps = 0, moved
         Py_ssize_t work = 0
         double *scores = NULL
-        double own_square, gain, best_gain, v
+        double *columns = NULL
+        double own_square, gain, best_gain, v, step
 
     scores = <double *> malloc(n_clusters * sizeof(double))
-    if scores == NULL:
+    # U by columns, columns[j * k + q] = U[q, j]: the k products of a
+    # component are then adjacent in memory (U's rows are n_components
+    # apart). The same products are summed in the same order.
+    columns = <double *> malloc(n_components * n_clusters * sizeof(double))
+    if scores == NULL or columns == NULL:
+        free(scores)
+        free(columns)
         return -1
     try:
         with nogil:
+            for q in range(n_clusters):
+                for j in range(n_components):
+                    columns[j * n_clusters + q] = U[q, j]
             for sweep in range(max_sweeps):
                 n_sweeps = sweep + 1
                 moved = 0
@@ -97,7 +107,7 @@ def local_search(
                         v = weights[j] * V[i, j]
                         own_square += v * V[i, j]
                         for q in range(n_clusters):
-                            scores[q] += v * U[q, j]
+                            scores[q] += v * columns[j * n_clusters + q]
                     best = p
                     best_gain = 0.0
                     for q in range(n_clusters):
@@ -109,8 +119,9 @@ def local_search(
                             best = q
                     if best != p:
                         for j in range(n_components):
-                            U[p, j] -= 2.0 * V[i, j]
-                            U[best, j] += 2.0 * V[i, j]
+                            step = 2.0 * V[i, j]
+                            columns[j * n_clusters + p] -= step
+                            columns[j * n_clusters + best] += step
                         labels[i] = <unsigned char> best
                         sizes[p] -= 1
                         sizes[best] += 1
@@ -121,6 +132,10 @@ def local_search(
                         check_interrupts()
                 if moved == 0:
                     break
+            for q in range(n_clusters):
+                for j in range(n_components):
+                    U[q, j] = columns[j * n_clusters + q]
     finally:
         free(scores)
+        free(columns)
     return n_sweeps
