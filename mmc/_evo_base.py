@@ -34,12 +34,7 @@ from mmc._evo_search import (
 from mmc._feature_map import KERNEL_COEFFICIENT_CONSTRAINTS
 from mmc._labelling import balance_bound, orientation, warn_if_one_cluster
 from mmc._seeds import draw_seeds
-from mmc._threads import (
-    best_of_restarts,
-    pass_products,
-    restart_threads,
-    single_blas_thread,
-)
+from mmc._threads import best_of_restarts, restart_threads, single_blas_thread
 from mmc.kernels import KERNELS, resolve_gamma, resolve_kernel
 
 
@@ -166,11 +161,12 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
         else:
             n_runs = self.n_init if init_labels is None else 1
             seeds = draw_seeds(random_state, (n_runs, 2))
-            # A step of the spectral starts is a pass of the basis against
-            # the population.
-            n_threads = restart_threads(
-                self.n_jobs, n_runs, pass_products(basis.V, self.population_size)
-            )
+            # A run evolves for at least `patience` generations of
+            # `offspring` children, each child's fitness O(r): on the
+            # robustness suite even the smallest cases (100 samples) ran
+            # faster on threads (bench/studies/evo_run_threads.md).
+            run_products = self.patience * self.offspring * basis.V.shape[1]
+            n_threads = restart_threads(self.n_jobs, n_runs, run_products)
             best, _ = best_of_restarts(run, list(seeds), n_threads)
             if best.n_generations >= self.max_generations:
                 warn(

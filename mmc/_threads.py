@@ -119,10 +119,11 @@ def fit_threads(n_runs, products):
 
 def restart_threads(n_jobs, n_runs, products):
     """Threads for the restarts of a fit whose runs are kernel work (the
-    local searches of EvoMMC and FastEvoMMC, which release the GIL):
-    ``n_jobs`` when given, else those of :func:`fit_threads` for passes of
-    ``products`` multiply-adds, as KMeans runs its ``n_init`` runs on its
-    OpenMP threads whatever ``n_jobs``. The winner of
+    evolutions and local searches of EvoMMC and FastEvoMMC, which release
+    the GIL): ``n_jobs`` when given, else those of :func:`fit_threads` for
+    runs of at least ``products`` multiply-adds between their
+    synchronisations (the caller's measure), as KMeans runs its ``n_init``
+    runs on its OpenMP threads whatever ``n_jobs``. The winner of
     :func:`best_of_restarts` does not depend on the number."""
     if n_jobs is not None:
         return effective_n_jobs(n_jobs)

@@ -32,7 +32,6 @@ Run from the repository root with mmc installed::
 """
 
 import contextlib
-import math
 import sys
 import time
 
@@ -136,7 +135,8 @@ def main(names):
         )
     print("\nCases that moved by more than 0.05 points (0.03 -> interval; KMeans):\n")
     for name in names:
-        (off, off_pairs), (on, on_pairs) = results[name, "0.03"], results[name, "interval"]
+        off, off_pairs = results[name, "0.03"]
+        on, on_pairs = results[name, "interval"]
         print(f"* {name}:")
         for line in _robustness.moved_lines(name, off, on, off_pairs, on_pairs):
             print(f"  {line}")
