@@ -273,6 +273,31 @@ def test_runs_take_the_openmp_threads_unless_n_jobs_is_given(
         assert fit.objective_ == fits[0].objective_
 
 
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_two_cluster_runs_are_long_enough_for_threads(Estimator, monkeypatch):
+    # A two-cluster run evolves for at least patience x offspring children
+    # (each O(r)): threads even on 120 samples, where a sweep of the
+    # three-cluster local search (n r k multiply-adds) is too short for them.
+    import mmc._evo_base
+    import mmc._threads as threads_module
+
+    monkeypatch.setattr(threads_module, "_openmp_effective_n_threads", lambda: 2)
+    X, _ = _blobs((50, 40, 30))
+    X = X + np.random.default_rng(0).normal(scale=2.0, size=X.shape)
+    threads = []
+    for module in (mmc._evo_base, mmc._evo_multiclass):
+        original = module.restart_threads
+
+        def recorded(n_jobs, n_runs, products, original=original):
+            threads.append(original(n_jobs, n_runs, products))
+            return threads[-1]
+
+        monkeypatch.setattr(module, "restart_threads", recorded)
+    for n_clusters in (2, 3):
+        Estimator(n_clusters=n_clusters, n_init=4, random_state=3).fit(X)
+    assert threads == [2, 1]
+
+
 def test_distinct_starts_number_partitions_by_first_occurrence():
     starts = {
         7: np.array([2, 2, 0, 1, 1], dtype=np.uint8),
