@@ -111,11 +111,8 @@ class CPM3C(_CuttingPlaneEstimator):
     the intercepts: without them no score difference through the mean of the
     feature space puts the inner of two concentric rings in a class of its
     own. (The paper's scores have no intercept and depend on the origin of
-    X: on uncentred data its runs split almost at random. Centred scores
-    without intercepts put every boundary between two classes through the
-    mean: unbalanced clusters and tf-idf text with many topics could not be
-    followed, and the runs there reached ``max_iter``.) Clusters are
-    numbered in the order in which they first occur in X.
+    X; why both the centring and the intercepts: the user guide.) Clusters
+    are numbered in the order in which they first occur in X.
 
     Parameters
     ----------
@@ -214,10 +211,10 @@ class CPM3C(_CuttingPlaneEstimator):
         Seeds the initialisations. Pass an int for reproducible results.
 
     n_jobs : int, default=None
-        Number of threads running the restarts. ``None`` means 1 unless in a
-        joblib parallel context; ``-1`` uses all processors. With k > 2 the two
-        runs of a start use the OpenMP threads on large X, as KMeans; no result
-        depends on either.
+        Number of threads running the restarts; ``-1`` uses all processors.
+        ``None`` runs them, with coordinate descent, on the OpenMP threads
+        when X is large enough, as KMeans its runs (else on one thread); with
+        k > 2 the two runs of a start likewise. No result depends on either.
 
     verbose : int, default=0
         Verbosity: 1 prints a line per run, 2 a line per iteration.
@@ -417,6 +414,9 @@ class CPM3C(_CuttingPlaneEstimator):
         kmeans_start = isinstance(self.init, str) and self.init in ("auto", "kmeans")
         dual = self.solver_ == "coordinate-descent"
         return 1 if self.n_clusters > 2 and dual and kmeans_start else 4
+
+    def _run_passes(self):
+        return _cpm3c_dual.RUN_PASSES if self.solver_ == "coordinate-descent" else None
 
     def _resolve_class_balance(self, X, **balance):
         if self.solver_ == "cutting-plane":

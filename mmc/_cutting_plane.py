@@ -62,7 +62,13 @@ from mmc._starts import (
     principal_component,
     start_methods,
 )
-from mmc._threads import best_of_restarts, raise_if_stopped, single_blas_thread
+from mmc._threads import (
+    best_of_restarts,
+    pass_products,
+    raise_if_stopped,
+    restart_threads,
+    single_blas_thread,
+)
 
 RunResult = namedtuple(
     "RunResult",
@@ -337,7 +343,13 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
 
         # On Dask arrays the restarts wait on the workers: they run together,
         # on threads of the driver (the winner does not depend on it).
-        n_jobs = len(starts) if isinstance(X, RowBlocks) else self.n_jobs
+        if isinstance(X, RowBlocks):
+            n_jobs = len(starts)
+        elif self._run_passes() is None:
+            n_jobs = self.n_jobs
+        else:
+            products = self._run_passes() * pass_products(X, self._n_clusters())
+            n_jobs = restart_threads(self.n_jobs, len(starts), products)
         best, _ = best_of_restarts(
             run, starts, n_jobs, key=lambda r: (r.n_empty_clusters, r.objective)
         )
@@ -370,6 +382,15 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
             with_floors=with_floors,
             **sample,
         )
+
+    def _run_passes(self):
+        """Passes over the rows that a run makes at least, when its restarts
+        may take the OpenMP threads without ``n_jobs``
+        (:func:`mmc._threads.restart_threads`); None: the restarts run on
+        the threads of ``n_jobs`` alone (the cutting plane's runs spend
+        their time in Python, holding the GIL: CPMMC's and
+        MultivariateMMC's restarts ran slower on two threads)."""
+        return None
 
     def _epsilon(self):
         """The precision of the cutting plane."""

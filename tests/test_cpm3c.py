@@ -260,6 +260,39 @@ def test_the_two_runs_of_a_start_on_threads_give_the_fit_of_one(monkeypatch, spa
     assert threads == [1, 1]
 
 
+def test_restarts_by_coordinate_descent_take_the_openmp_threads(monkeypatch):
+    # Without n_jobs, coordinate descent's restarts take the threads KMeans
+    # would use when a run (about RUN_PASSES passes over X) costs enough;
+    # n_jobs given wins; the cutting plane's restarts (CPM3C's other solver,
+    # CPMMC) stay on the threads of n_jobs: their runs hold the GIL.
+    import mmc._cutting_plane as cutting_plane_module
+    import mmc._threads as threads_module
+
+    monkeypatch.setattr(threads_module, "_openmp_effective_n_threads", lambda: 2)
+    seen = []
+    original = cutting_plane_module.best_of_restarts
+
+    def recorded(run, starts, n_jobs, **kwargs):
+        seen.append(n_jobs)
+        return original(run, starts, n_jobs, **kwargs)
+
+    monkeypatch.setattr(cutting_plane_module, "best_of_restarts", recorded)
+    large, _ = make_blobs(600, 10, centers=2, random_state=0)
+    small = large[::10, :2]
+    fits = {}
+    for name, make, X in (
+        ("threads", lambda: CPM3C(random_state=0), large),
+        ("small", lambda: CPM3C(random_state=0), small),
+        ("n_jobs", lambda: CPM3C(random_state=0, n_jobs=1), large),
+        ("cutting plane", lambda: CPM3C(random_state=0, solver="cutting-plane"), large),
+        ("CPMMC", lambda: CPMMC(random_state=0), large),
+    ):
+        fits[name] = make().fit(X)
+    assert seen == [2, 1, 1, None, None]
+    np.testing.assert_array_equal(fits["threads"].labels_, fits["n_jobs"].labels_)
+    assert fits["threads"].objective_ == fits["n_jobs"].objective_
+
+
 def test_auto_n_init_is_the_first_of_four_starts_for_k_clusters():
     # The k-means start draws the first seed either way: n_init="auto" on
     # three clusters is the run of n_init=4 from its first start.
