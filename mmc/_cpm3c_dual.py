@@ -49,8 +49,9 @@ from mmc._threads import fit_threads, map_on_threads, pass_products
 # least, about: 37-124 on the two-class cases of the robustness suite. With
 # passes of n d k multiply-adds, restarts run on threads when a run costs
 # THREADED_PASS_PRODUCTS (mmc._threads): on that suite two threads took 0.61
-# to 0.88 of one thread's time from 21,000 multiply-adds a pass, 1.08-1.53
-# at 800-3,400 (wine and iris, fits of 5 ms).
+# to 0.85 of one thread's time from 21,000 multiply-adds a pass, 1.06-1.36
+# at 800-3,400 (wine and iris, fits of 4-7 ms;
+# bench/studies/cpm3c_restart_threads.md).
 RUN_PASSES = 40
 
 # Most epochs of coordinate descent for one SVM.
