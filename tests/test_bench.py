@@ -414,3 +414,15 @@ def test_summary_cells_of_a_study_row():
     }
     assert summary_cells("CPMMC", suite) == "3.46 | 2 | - | - | "
     assert summary_cells("CPM3C", suite) == "3.46 | 2 | 4.00 | 0 | "
+
+
+def test_study_row_adds_the_estimator_the_variant_and_the_pairs_mean():
+    from mmc.bench._robustness import study_row
+
+    summary = {"mean_error": 3.456, "n_worse_than_kmeans": 2}
+    suite = {
+        "two_class": {"summary": {"CPMMC": summary}},
+        "multiclass": {"summary": {}},
+    }
+    row = study_row("CPMMC", "0.03", suite, {"1v2": 1.0, "3v8": 2.5})
+    assert row == "| CPMMC | 0.03 | 3.46 | 2 | - | - | 1.75 |"

@@ -129,10 +129,7 @@ def main(names):
     )
     print("|---|---|---|---|---|---|---|")
     for (name, label), (suite, pairs) in results.items():
-        print(
-            f"| {name} | {label} | {_robustness.summary_cells(name, suite)}"
-            f"{np.mean(list(pairs.values())):.2f} |"
-        )
+        print(_robustness.study_row(name, label, suite, pairs))
     print("\nCases that moved by more than 0.05 points (0.03 -> interval; KMeans):\n")
     for name in names:
         off, off_pairs = results[name, "0.03"]

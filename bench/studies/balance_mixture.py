@@ -104,11 +104,7 @@ def main(variant, names):
         with estimated_by(VARIANTS[variant]):
             suite = _robustness.run({name: entries[name]})
             pairs = digit_pair_errors(name)
-        print(
-            f"| {name} | {variant} | {_robustness.summary_cells(name, suite)}"
-            f"{np.mean(list(pairs.values())):.2f} |",
-            flush=True,
-        )
+        print(_robustness.study_row(name, variant, suite, pairs), flush=True)
         record[name] = {
             "errors": {
                 case: entry["scores"][name]["error"]

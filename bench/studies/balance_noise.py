@@ -23,8 +23,6 @@ import contextlib
 import functools
 import time
 
-import numpy as np
-
 from mmc import _cutting_plane, _evo_base, _odmc
 from mmc._balance import resolve_class_balance
 from mmc.bench import _robustness
@@ -79,10 +77,7 @@ def main():
     )
     print("|---|---|---|---|---|---|---|")
     for (name, admit), (suite, pairs) in results.items():
-        print(
-            f"| {name} | {admit} | {_robustness.summary_cells(name, suite)}"
-            f"{np.mean(list(pairs.values())):.2f} |"
-        )
+        print(_robustness.study_row(name, admit, suite, pairs))
     print("\nCases that moved by more than 0.05 points (off -> on; KMeans):\n")
     for name in ESTIMATORS:
         (off, off_pairs), (on, on_pairs) = results[name, False], results[name, True]

@@ -24,8 +24,6 @@ import itertools
 import sys
 import time
 
-import numpy as np
-
 from mmc import _balance
 from mmc.bench import _robustness
 from mmc.bench._data import digit_pair_errors
@@ -70,10 +68,7 @@ def main(levels):
     )
     print("|---|---|---|---|---|---|---|")
     for (name, level), (suite, pairs) in results.items():
-        print(
-            f"| {name} | {level:g} | {_robustness.summary_cells(name, suite)}"
-            f"{np.mean(list(pairs.values())):.2f} |"
-        )
+        print(_robustness.study_row(name, f"{level:g}", suite, pairs))
     print(
         f"\nCases that moved by more than 0.05 points (level {DEFAULT:g} -> "
         "other level; KMeans):\n"

@@ -235,6 +235,14 @@ def summary_cells(name, suite):
     return "".join(f"{cell} | " for cell in cells)
 
 
+def study_row(name, label, suite, pairs):
+    """A row of a study's table: the estimator ``name``, the ``label`` of
+    the variant, :func:`summary_cells` of ``suite`` and the mean error over
+    the digit ``pairs`` (pair -> error)."""
+    mean = np.mean(list(pairs.values()))
+    return f"| {name} | {label} | {summary_cells(name, suite)}{mean:.2f} |"
+
+
 def summary_lines(result):
     """The two summary tables for the terminal."""
     lines = []
