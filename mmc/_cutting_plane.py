@@ -343,12 +343,13 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
 
         # On Dask arrays the restarts wait on the workers: they run together,
         # on threads of the driver (the winner does not depend on it).
+        run_passes = self._run_passes()
         if isinstance(X, RowBlocks):
             n_jobs = len(starts)
-        elif self._run_passes() is None:
+        elif run_passes is None:
             n_jobs = self.n_jobs
         else:
-            products = self._run_passes() * pass_products(X, self._n_clusters())
+            products = run_passes * pass_products(X, self._n_clusters())
             n_jobs = restart_threads(self.n_jobs, len(starts), products)
         best, _ = best_of_restarts(
             run, starts, n_jobs, key=lambda r: (r.n_empty_clusters, r.objective)

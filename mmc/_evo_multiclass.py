@@ -265,16 +265,15 @@ class _MulticlassEvoMixin:
                 )
             return result
 
-        # A sweep of the local search is a pass of the basis against the k
-        # indicators.
-        n_threads = restart_threads(
-            self.n_jobs, len(run_seeds), pass_products(basis.V, k)
-        )
         if identical:
             labels = np.zeros(basis.V.shape[0], dtype=np.uint8)
             U = indicator_coordinates(basis.V, labels, k)
             best = RunResult(labels, U, multiclass_fitness(basis, U), 0, 0)
         else:
+            # A sweep of the local search is a pass of the basis against
+            # the k indicators.
+            products = pass_products(basis.V, k)
+            n_threads = restart_threads(self.n_jobs, len(run_seeds), products)
             best, _ = best_of_restarts(run, run_seeds, n_threads)
         if best.n_generations >= self.max_generations:
             warn(
