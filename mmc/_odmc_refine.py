@@ -1,11 +1,12 @@
-"""ODMC with a kernel: descent on the unrelaxed problem from several starts.
+"""ODMC's descent on the unrelaxed problem from several starts.
 
-On kernel features the minimax relaxation of :mod:`mmc._odmc_relaxed` is
-loose (a mixture of labellings fits far better than any one of them), so
-ODMC solves the paper's ``min_y min_w`` itself: :func:`refine_labelling`
-descends from a start by alternating ODM on a labelling with the labelling
-of lowest loss at the fitted margins, and :func:`refine_search` runs it from
-several starts and keeps the lowest objective (see :mod:`mmc._odmc`).
+The minimax relaxation of :mod:`mmc._odmc_relaxed` is loose (a mixture of
+labellings fits better than any one of them, far better on kernel
+features), so ODMC solves the paper's ``min_y min_w`` itself:
+:func:`refine_labelling` descends from a start by alternating ODM on a
+labelling with the labelling of lowest loss at the fitted margins, and
+:func:`refine_search` runs it from several starts and keeps the lowest
+objective (see :mod:`mmc._odmc`).
 """
 
 import numpy as np
@@ -23,9 +24,9 @@ from mmc._seeds import draw_seeds
 from mmc._starts import principal_directions
 
 # The starts of the search: the relaxed solution, splits along this many
-# principal directions of the mapped data and the relaxed solutions under the
-# kernel raised to these powers (the best of runs from these
-# initialisations); each start is refined by at most MAX_REFINE_ROUNDS
+# principal directions of the (mapped) data and, with a kernel, the relaxed
+# solutions under the kernel raised to these powers (the best of runs from
+# these initialisations); each start is refined by at most MAX_REFINE_ROUNDS
 # relabellings, on at most SEARCH_SAMPLES samples.
 N_SPECTRAL_SPLITS = 4
 SHARPENING_POWERS = (3, 5)
@@ -123,8 +124,9 @@ def refine_search(X, ws, result, *, kernel_map, lam, bound, settings, random_sta
     ws, result
         The relaxed solution on the kernel's features of X, and its result.
 
-    kernel_map : KernelFeatureMap
-        The fitted feature map.
+    kernel_map : KernelFeatureMap or None
+        The fitted feature map; None for the linear kernel, which has no
+        sharpened runs (its powers are not linear kernels).
 
     lam : float
         The estimator's lam (not yet divided by the spread of the data).
@@ -145,13 +147,14 @@ def refine_search(X, ws, result, *, kernel_map, lam, bound, settings, random_sta
     """
     features = ws.X
     n_samples = features.shape[0]
-    n_starts = 1 + N_SPECTRAL_SPLITS + len(SHARPENING_POWERS)
+    powers = SHARPENING_POWERS if kernel_map is not None else ()
+    n_starts = 1 + N_SPECTRAL_SPLITS + len(powers)
     # Every stage draws from a generator of its own, so that rounding
     # differences in one (sparse against dense input) cannot change the
     # random draws of the others: the subsample, the principal
     # directions, each sharpened run and its refinement, the refinement
     # of each start and the last one on all samples.
-    n_sharp_runs = len(SHARP_METHODS) * len(SHARPENING_POWERS)
+    n_sharp_runs = len(SHARP_METHODS) * len(powers)
     n_seeds = 3 + 2 * n_sharp_runs + n_starts
     seeds = iter(draw_seeds(random_state, n_seeds))
     n_iter = result["n_iter"]
@@ -198,7 +201,7 @@ def refine_search(X, ws, result, *, kernel_map, lam, bound, settings, random_sta
         median_split(decision_values(search, direction, 0.0))
         for direction in directions
     ]
-    for power in SHARPENING_POWERS:
+    for power in powers:
         # Under the sharper kernel the clusters that follow the shape of the
         # data have a wider basin. The runs there are less regularised
         # (lam / power: the sharper kernel spreads the data over more

@@ -210,7 +210,7 @@ def test_most_violated_labelling_lowers_the_lower_bound():
 
 def test_fitted_attributes():
     X, y = two_blobs(seed=8)
-    est = ODMC(random_state=0).fit(X)
+    est = ODMC(refine=False, random_state=0).fit(X)
     assert clustering_error(y, est.labels_) == 0.0
     assert est.mu_.shape == (est.n_constraints_,)
     assert est.mu_.sum() == pytest.approx(1.0) and np.all(est.mu_ >= 0)

@@ -148,11 +148,11 @@ def test_three_small_blobs_are_not_cut_by_the_bound():
     est = ODMC(random_state=0).fit(X)
     assert est.class_balance_ == pytest.approx(PAPER_CLASS_BALANCE + 3 / np.sqrt(50))
     assert est.intercept_scaling_ == 0.0
-    assert adjusted_rand_score(y, est.labels_) > 0.4
-    # The papers' bound stays reachable, and splits 25:25.
+    assert adjusted_rand_score(y, est.labels_) > 0.5
+    # The papers' bound stays reachable, and splits 25:25, through a blob.
     paper = ODMC(class_balance=PAPER_CLASS_BALANCE, random_state=0).fit(X)
     assert sorted(np.bincount(paper.labels_)) == [25, 25]
-    assert adjusted_rand_score(y, paper.labels_) < 0.4
+    assert adjusted_rand_score(y, paper.labels_) < 0.45
 
 
 @pytest.mark.parametrize(

@@ -8,9 +8,10 @@ import pytest
 import scipy.sparse as sp
 from _data import random_X, two_blobs
 from scipy.optimize import minimize
-from sklearn.datasets import make_circles, make_moons
+from sklearn.datasets import make_blobs, make_circles, make_moons
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics.pairwise import pairwise_kernels
+from sklearn.preprocessing import StandardScaler
 
 import mmc._odmc_refine as refine_module
 from mmc import ODMC
@@ -265,16 +266,63 @@ def test_refinement_that_does_not_settle_warns(monkeypatch):
     np.testing.assert_array_equal(est.predict(X), est.labels_)
 
 
-def test_linear_fit_has_no_refinement(monkeypatch):
+@pytest.mark.parametrize("kernel", ["linear", "rbf"])
+def test_refine_false_stops_at_the_relaxation(kernel, monkeypatch):
     def fail(*args, **kwargs):
-        raise AssertionError("the linear kernel is not refined")
+        raise AssertionError("refine=False does not refine")
 
     monkeypatch.setattr(refine_module, "refine_labelling", fail)
     X, y = two_blobs(seed=7)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        est = ODMC(random_state=0).fit(X)
-    assert est.n_constraints_ >= 2
+        est = ODMC(kernel=kernel, refine=False, random_state=0).fit(X)
+    assert clustering_error(y, est.labels_) < 0.02
+    # The relaxation's model: a mixture of the working set's labellings.
+    assert est.mu_.shape == (est.n_constraints_,)
+    assert est.mu_.sum() == pytest.approx(1.0)
+
+
+def test_relaxation_cut_short_warns_before_the_refinement():
+    X, _ = two_blobs(distance=1.0, seed=10)
+    with pytest.warns(ConvergenceWarning, match="max_iter=1"):
+        est = ODMC(max_iter=1, random_state=0).fit(X)
+    # The refinement's epochs count too, and it still ends at one labelling.
+    assert est.n_iter_ > 1 and est.mu_.tolist() == [1.0]
+    np.testing.assert_array_equal(est.predict(X), est.labels_)
+
+
+def test_linear_refinement_picks_the_lowest_objective(monkeypatch):
+    """With the linear kernel the search refines the relaxed labelling and
+    the median splits along the principal directions (no sharpened kernel)
+    and keeps the lowest objective."""
+    X, _ = two_blobs(n_per_cluster=150, seed=11)
+    refined = []
+    original = refine_module.refine_labelling
+
+    def recording(ws, y, **kwargs):
+        result = original(ws, y, **kwargs)
+        refined.append(result["objective"])
+        return result
+
+    monkeypatch.setattr(refine_module, "refine_labelling", recording)
+    est = ODMC(random_state=0).fit(X)
+    assert len(refined) == 1 + refine_module.N_SPECTRAL_SPLITS
+    assert est.objective_ == pytest.approx(2.0 * min(refined))
+    assert est.n_constraints_ == 1 and est.mu_.tolist() == [1.0]
+
+
+def test_refinement_mends_a_relaxation_that_cuts_across_the_clusters():
+    """Two even blobs, standardised: the relaxed hyperplane cuts across
+    them, the descent on the unrelaxed problem finds them (robustness
+    suite's "blobs 1:1 std")."""
+    X, y = make_blobs(
+        [1000, 1000], centers=[[0.0] * 10, [4.0] + [0.0] * 9], random_state=0
+    )
+    X = StandardScaler().fit_transform(X)
+    relaxed = ODMC(refine=False, random_state=0).fit(X)
+    refined = ODMC(random_state=0).fit(X)
+    assert clustering_error(y, relaxed.labels_) > 0.1
+    assert clustering_error(y, refined.labels_) < 0.03
 
 
 def test_sharpened_features_of_some_rows():
