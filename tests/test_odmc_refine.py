@@ -199,14 +199,19 @@ def test_sharpened_features_keep_the_landmarks_of_a_low_rank_map():
     )
 
 
-@pytest.mark.parametrize("name", ["moons", "circles"])
+@pytest.mark.parametrize("name", ["moons", "circles", "blobs"])
 def test_refinement_picks_the_lowest_objective(name, monkeypatch):
-    """The kernel fit keeps, among its refined starts, the one of lowest
-    objective -- never a choice by the labels -- and reports that value."""
+    """The fit keeps, among its refined starts, the one of lowest objective
+    -- never a choice by the labels -- and reports that value. With the
+    linear kernel (the blobs) the starts are the relaxed labelling and the
+    median splits along the principal directions, without sharpened
+    kernels."""
     X, _ = {
         "moons": make_moons(300, noise=0.05, random_state=1),
         "circles": make_circles(300, factor=0.4, noise=0.05, random_state=1),
+        "blobs": two_blobs(n_per_cluster=150, seed=11),
     }[name]
+    kernel, lam = ("linear", 2.0) if name == "blobs" else ("rbf", 10.0)
     refined = []
     original = refine_module.refine_labelling
 
@@ -216,13 +221,13 @@ def test_refinement_picks_the_lowest_objective(name, monkeypatch):
         return result
 
     monkeypatch.setattr(refine_module, "refine_labelling", recording)
-    est = ODMC(kernel="rbf", random_state=0).fit(X)
+    est = ODMC(kernel=kernel, random_state=0).fit(X)
     # One refinement per run under each sharpened kernel, then one per start.
-    powers = len(refine_module.SHARPENING_POWERS)
+    powers = len(refine_module.SHARPENING_POWERS) if kernel == "rbf" else 0
     n_starts = 1 + refine_module.N_SPECTRAL_SPLITS + powers
     n_sharp = powers * len(refine_module.SHARP_METHODS)
     assert len(refined) == n_sharp + n_starts
-    assert est.objective_ == pytest.approx(10.0 * min(refined[-n_starts:]))
+    assert est.objective_ == pytest.approx(lam * min(refined[-n_starts:]))
     assert est.n_constraints_ == 1 and est.mu_.tolist() == [1.0]
 
 
@@ -331,26 +336,6 @@ def test_relaxation_cut_short_warns_before_the_refinement():
     # The refinement's epochs count too, and it still ends at one labelling.
     assert est.n_iter_ > 1 and est.mu_.tolist() == [1.0]
     np.testing.assert_array_equal(est.predict(X), est.labels_)
-
-
-def test_linear_refinement_picks_the_lowest_objective(monkeypatch):
-    """With the linear kernel the search refines the relaxed labelling and
-    the median splits along the principal directions (no sharpened kernel)
-    and keeps the lowest objective."""
-    X, _ = two_blobs(n_per_cluster=150, seed=11)
-    refined = []
-    original = refine_module.refine_labelling
-
-    def recording(ws, y, **kwargs):
-        result = original(ws, y, **kwargs)
-        refined.append(result["objective"])
-        return result
-
-    monkeypatch.setattr(refine_module, "refine_labelling", recording)
-    est = ODMC(random_state=0).fit(X)
-    assert len(refined) == 1 + refine_module.N_SPECTRAL_SPLITS
-    assert est.objective_ == pytest.approx(2.0 * min(refined))
-    assert est.n_constraints_ == 1 and est.mu_.tolist() == [1.0]
 
 
 def test_refinement_mends_a_relaxation_that_cuts_across_the_clusters():
