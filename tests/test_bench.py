@@ -16,6 +16,11 @@ from mmc.bench._robustness_data import (
     multiclass_cases,
     two_class_cases,
 )
+from mmc.bench._study_cases import (
+    STUDY_GROUPS,
+    generated_cases,
+    two_class_study_cases,
+)
 from mmc.metrics import clustering_error
 
 
@@ -271,6 +276,25 @@ def test_robustness_cases_are_many_small_and_labelled():
     assert X.min() == 0 and X.max() == 1
     X, y = cases["breast_cancer raw"].load()
     assert np.bincount(y).tolist() == [212, 357]
+
+
+def test_study_groups_hold_the_suite_the_pairs_and_generated_tabular_cases():
+    counts = {}
+    for group, name, X, y, kernel in two_class_study_cases():
+        counts[group] = counts.get(group, 0) + 1
+        assert X.shape[0] == y.size and set(np.unique(y)) == {0, 1}, name
+        assert kernel == ("rbf" if name in ("moons", "circles") else "linear")
+    assert counts == {"suite": len(two_class_cases()), "pairs": 45, "generated": 128}
+    assert tuple(counts) == STUDY_GROUPS
+    generated = list(generated_cases())
+    X, y = generated[1][1], generated[1][2]
+    np.testing.assert_allclose(X.mean(axis=0), 0, atol=1e-12)
+    assert generated[0][1].min() == 0 and generated[0][1].max() == 1
+    # Fixed seeds: the same data twice; class weights as named.
+    again = list(generated_cases())
+    assert all(np.array_equal(a[1], b[1]) for a, b in zip(generated, again))
+    name, _, y = generated[-1]
+    assert "w0.92" in name and abs(np.mean(y == 0) - 0.92) < 0.01
 
 
 def test_robustness_summary_counts_against_kmeans():

@@ -37,62 +37,11 @@ import warnings
 
 import numpy as np
 from sklearn.cluster import KMeans
-from sklearn.datasets import load_digits, make_classification
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.preprocessing import MinMaxScaler, StandardScaler
 
 from mmc import ODMC
-from mmc.bench._robustness_data import two_class_cases
+from mmc.bench._study_cases import STUDY_GROUPS, two_class_study_cases
 from mmc.metrics import clustering_error
-
-GROUPS = ("suite", "pairs", "generated")
-
-
-def generated_cases():
-    """The make_classification cases: (name, X, y)."""
-    seed = 0
-    for per_class in (1, 2):
-        for n_samples in (300, 1200):
-            for weight in (0.5, 0.7, 0.85, 0.92):
-                for separation in (1.0, 2.0):
-                    for informative in (4, 10):
-                        X, y = make_classification(
-                            n_samples,
-                            20,
-                            n_informative=informative,
-                            n_redundant=2,
-                            n_clusters_per_class=per_class,
-                            weights=[weight],
-                            class_sep=separation,
-                            flip_y=0.0,
-                            random_state=seed,
-                        )
-                        seed += 1
-                        name = (
-                            f"c{per_class} n{n_samples} w{weight} "
-                            f"sep{separation:g} inf{informative}"
-                        )
-                        for short, scaler in (
-                            ("minmax", MinMaxScaler()),
-                            ("std", StandardScaler()),
-                        ):
-                            yield f"{name} {short}", scaler.fit_transform(X), y
-
-
-def cases():
-    """(group, name, X, y, kernel) for every case."""
-    for case in two_class_cases():
-        X, y = case.load()
-        yield "suite", case.name, X, y, "rbf" if case.nonlinear else "linear"
-    X_digits, y_digits = load_digits(return_X_y=True)
-    X_digits = X_digits / 16.0
-    for a in range(10):
-        for b in range(a + 1, 10):
-            rows = (y_digits == a) | (y_digits == b)
-            pair = (y_digits[rows] == b).astype(int)
-            yield "pairs", f"{a}v{b}", X_digits[rows], pair, "linear"
-    for name, X, y in generated_cases():
-        yield "generated", name, X, y, "linear"
 
 
 def error_and_time(estimator, X, y):
@@ -108,7 +57,7 @@ def error_and_time(estimator, X, y):
 
 def run(seed):
     rows = []
-    for group, name, X, y, kernel in cases():
+    for group, name, X, y, kernel in two_class_study_cases():
         row = {"group": group, "name": name}
         row["KMeans"] = error_and_time(KMeans(2, n_init=10, random_state=seed), X, y)
         for refine in (False, True):
@@ -129,7 +78,7 @@ def table(seed, rows):
         "warned |",
         "|---|---:|---:|---|---|",
     ]
-    for group in GROUPS:
+    for group in STUDY_GROUPS:
         members = [row for row in rows if row["group"] == group]
         kmeans = np.array([row["KMeans"][0] for row in members])
         cells = []
