@@ -365,7 +365,11 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
     With ``lam="auto"`` (10) and the refinement, the rbf kernel gives 0.1%
     error on two moons and 0% on circles (n=1000, random_state 0 to 5) and
     a mean of 0.89% over the 45 digit pairs (2.51% with the linear kernel;
-    1.48% and 1.90% with the former ``class_balance=0.3``).
+    1.48% and 1.90% with the former ``class_balance=0.3``). Since the
+    balance estimate takes the best of 10 k-means runs, 1.84-2.13% at
+    random_state 0 to 2: the estimates of 1v8 and 8v9 are uneven, and at
+    the bounds they admit a split by style has the lower objective
+    (``bench/studies/odmc_rbf_pairs.md``).
 
     ``refine=True`` with the linear kernel (``bench/studies/odmc_refine.md``,
     random_state 0 to 2, against the relaxation alone): mean error on the
