@@ -297,6 +297,64 @@ def test_study_groups_hold_the_suite_the_pairs_and_generated_tabular_cases():
     assert "w0.92" in name and abs(np.mean(y == 0) - 0.92) < 0.01
 
 
+class _Labelled:
+    """An estimator whose fit gives the labels it was made with."""
+
+    def __init__(self, labels, objective):
+        self.labels, self.objective = labels, objective
+
+    def fit(self, X):
+        self.labels_, self.objective_ = np.asarray(self.labels), self.objective
+        return self
+
+
+def test_thread_study_times_variants_and_restores_what_it_patched():
+    import types
+
+    from mmc.bench._thread_study import measure_variants, patched, table_row
+
+    first, second = (types.SimpleNamespace(rule="shipped") for _ in range(2))
+    with patched([first, second], "rule", "variant"):
+        assert first.rule == second.rule == "variant"
+    assert first.rule == second.rule == "shipped"
+    X = np.random.default_rng(0).normal(size=(40, 3))
+    labels = np.arange(40) % 2
+    seen = []
+
+    def variant(name):
+        return lambda: patched([first], "rule", name)
+
+    def make(name):
+        seen.append((name, first.rule))
+        return _Labelled(labels, 1.5)
+
+    variants = {"a": variant("a"), "b": variant("b")}
+    medians, fitted = measure_variants(make, X, 2, variants, rounds=2)
+    assert seen == [("a", "a"), ("b", "b")] * 2 and first.rule == "shipped"
+    assert set(medians) == {"KMeans", "a", "b"} and min(medians.values()) > 0
+    np.testing.assert_array_equal(fitted.labels_, labels)
+    line, ratios = table_row("case", 1234, medians, variants)
+    assert line.startswith(f"| case | 1,234 | {medians['KMeans']:.4f} | ")
+    assert ratios["b"] == medians["b"] / medians["KMeans"]
+    # A rule that changes the labels or the objective is caught.
+    with pytest.raises(AssertionError, match="labels changed"):
+        measure_variants(
+            lambda name: _Labelled(labels if name == "a" else 1 - labels, 1.5),
+            X,
+            2,
+            variants,
+            rounds=1,
+        )
+    with pytest.raises(AssertionError, match="objective changed"):
+        measure_variants(
+            lambda name: _Labelled(labels, 1.5 if name == "a" else 1.25),
+            X,
+            2,
+            variants,
+            rounds=1,
+        )
+
+
 def test_robustness_summary_counts_against_kmeans():
     def case(**errors):
         return {

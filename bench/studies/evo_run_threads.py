@@ -30,18 +30,22 @@ Run from the repository root with mmc installed, on a quiet machine
     python -I bench/studies/evo_run_threads.py > bench/studies/evo_run_threads.md
 """
 
-import subprocess
-import time
+import functools
 import warnings
 
 import numpy as np
-from sklearn.cluster import KMeans
 
 import mmc
 import mmc._evo_base
 import mmc._evo_multiclass
 import mmc._threads
 from mmc.bench._robustness_data import multiclass_cases, two_class_cases
+from mmc.bench._thread_study import (
+    measure_variants,
+    patched,
+    short_commit,
+    table_row,
+)
 
 ROUNDS = 3
 EVO_MAX_SAMPLES = 1500
@@ -54,40 +58,18 @@ VARIANTS = {
 }
 
 
-def timed(make, X):
-    start = time.perf_counter()
-    fitted = make().fit(X)
-    return time.perf_counter() - start, fitted
-
-
 def measure(Estimator, X, k):
-    times = {name: [] for name in ("KMeans", *VARIANTS)}
-    fits = {}
-    for _ in range(ROUNDS):
-        seconds, _ = timed(lambda: KMeans(k, n_init=10, random_state=0), X)
-        times["KMeans"].append(seconds)
-        for name, (n_jobs, rule) in VARIANTS.items():
-            for module in MODULES:
-                module.restart_threads = rule
-            try:
-                seconds, fits[name] = timed(
-                    lambda: Estimator(n_clusters=k, random_state=0, n_jobs=n_jobs), X
-                )
-            finally:
-                for module in MODULES:
-                    module.restart_threads = RULE
-            times[name].append(seconds)
-    first = fits["rule"]
-    for fitted in fits.values():
-        assert np.array_equal(fitted.labels_, first.labels_), "labels changed"
-        assert fitted.objective_ == first.objective_, "objective changed"
-    return {name: float(np.median(t)) for name, t in times.items()}, first
-
-
-def short_commit():
-    return subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-    ).stdout.strip()
+    variants = {
+        name: functools.partial(patched, MODULES, "restart_threads", rule)
+        for name, (_, rule) in VARIANTS.items()
+    }
+    return measure_variants(
+        lambda name: Estimator(n_clusters=k, random_state=0, n_jobs=VARIANTS[name][0]),
+        X,
+        k,
+        variants,
+        ROUNDS,
+    )
 
 
 def study(name, cases):
@@ -105,13 +87,10 @@ def study(name, cases):
             products = fitted.patience * fitted.offspring * fitted.n_components_
         else:
             products = X.shape[0] * fitted.n_components_ * k
-        base = medians["KMeans"]
-        cells = []
-        for variant in VARIANTS:
-            ratio = medians[variant] / base
+        line, case_ratios = table_row(case, products, medians, VARIANTS)
+        for variant, ratio in case_ratios.items():
             ratios[variant].append((k, products, ratio))
-            cells.append(f"{medians[variant]:.4f} ({ratio:.2f})")
-        print(f"| {case} | {products:,} | {base:.4f} | " + " | ".join(cells) + " |")
+        print(line)
     print(
         "\n| variant | median time / KMeans, two clusters | more than two "
         "| at or above 4e5 products |"

@@ -34,20 +34,24 @@ Run from the repository root with mmc installed, on a quiet machine
     python -I bench/studies/fit_threads.py FastEvoMMC >> bench/studies/evo_threads.md
 """
 
+import functools
 import os
-import subprocess
 import sys
-import time
 import warnings
 
 import numpy as np
-from sklearn.cluster import KMeans
 
 import mmc
 import mmc._cpm3c_dual
 import mmc._evo_multiclass
 from mmc._threads import pass_products
 from mmc.bench._robustness_data import multiclass_cases
+from mmc.bench._thread_study import (
+    measure_variants,
+    patched,
+    short_commit,
+    table_row,
+)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from cpm3c_starts import cases as other_cases  # noqa: E402
@@ -69,32 +73,15 @@ VARIANTS = {
 }
 
 
-def timed(make, X):
-    start = time.perf_counter()
-    fitted = make().fit(X)
-    return time.perf_counter() - start, fitted
-
-
 def measure(Estimator, module, X, k):
-    times = {name: [] for name in ("KMeans", *VARIANTS)}
-    fits = {}
-    for _ in range(ROUNDS):
-        seconds, _ = timed(lambda: KMeans(k, n_init=10, random_state=0), X)
-        times["KMeans"].append(seconds)
-        for name, rule in VARIANTS.items():
-            module.fit_threads = rule
-            try:
-                seconds, fits[name] = timed(
-                    lambda: Estimator(n_clusters=k, random_state=0), X
-                )
-            finally:
-                module.fit_threads = RULE
-            times[name].append(seconds)
-    first = fits["rule"]
-    for fitted in fits.values():
-        assert np.array_equal(fitted.labels_, first.labels_), "labels changed"
-        assert fitted.objective_ == first.objective_, "objective changed"
-    return {name: float(np.median(t)) for name, t in times.items()}
+    variants = {
+        name: functools.partial(patched, [module], "fit_threads", rule)
+        for name, rule in VARIANTS.items()
+    }
+    medians, _ = measure_variants(
+        lambda name: Estimator(n_clusters=k, random_state=0), X, k, variants, ROUNDS
+    )
+    return medians
 
 
 def study_cases():
@@ -102,12 +89,6 @@ def study_cases():
     the 25 of ``cpm3c_starts.py``."""
     cases = [("suite " + c.name, *c.load()[:2]) for c in multiclass_cases()]
     return cases + [("other " + case, X, y) for case, X, y in other_cases()]
-
-
-def short_commit():
-    return subprocess.run(
-        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-    ).stdout.strip()
 
 
 def main(name):
@@ -126,12 +107,10 @@ def main(name):
         k = len(np.unique(y))
         products = pass_products(X, k)
         medians = measure(Estimator, module, X, k)
-        base = medians["KMeans"]
-        cells = []
-        for variant in VARIANTS:
-            ratios[variant].append((products, medians[variant] / base))
-            cells.append(f"{medians[variant]:.4f} ({medians[variant] / base:.2f})")
-        print(f"| {case} | {products:,} | {base:.4f} | " + " | ".join(cells) + " |")
+        line, case_ratios = table_row(case, products, medians, VARIANTS)
+        for variant, ratio in case_ratios.items():
+            ratios[variant].append((products, ratio))
+        print(line)
     n_cases = len(ratios["rule"])
     header = f"median time / KMeans, all {n_cases} | at or above 4e5 products"
     print(f"\n| variant | {header} |")
