@@ -174,8 +174,11 @@ labels_ : ndarray of shape (n_samples,)
     intercept_ : float or ndarray of shape (n_clusters,)
         Threshold subtracted from the least-squares predictions in
         ``decision_function``: the one that best reproduces ``labels_`` on
-        the training samples; zeros with more than two clusters, where
-        ``predict`` takes the largest fit.
+        the training samples. With more than two clusters, one per cluster,
+        such that the largest column of ``decision_function`` (what
+        ``predict`` takes) reproduces ``labels_`` with the widest margin;
+        the bound on the cluster sizes can hold a sample in a cluster whose
+        fit is not its largest, and the offsets restore the order.
 
     n_features_in_ : int
         Number of features seen during fit.

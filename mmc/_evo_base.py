@@ -206,7 +206,8 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
             ``f(x) + intercept_``, where f is the regularised least-squares fit
             of the labels ``2 * labels_ - 1``; positive values belong to
             cluster 1. With more than two clusters, one column per cluster:
-            the fit of its indicator (+1 in the cluster, -1 elsewhere).
+            the fit of its indicator (+1 in the cluster, -1 elsewhere) plus
+            the cluster's ``intercept_``.
         """
         check_is_fitted(self)
         X = self._validate_X(X, reset=False)

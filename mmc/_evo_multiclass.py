@@ -190,6 +190,74 @@ def multiclass_run(basis, n_clusters, *, class_balance, start, seed, max_sweeps)
     return RunResult(labels, U, multiclass_fitness(basis, U), n_sweeps, seed)
 
 
+def fitted_offsets(decision, labels):
+    """Offsets b of the clusters' least-squares predictions whose largest,
+    ``argmax_p decision[i, p] - b[p]``, best reproduces ``labels``.
+
+    At a labelling that no single move improves, a sample of cluster p has
+    ``decision[i, p] > decision[i, q]`` for every q whose move the size
+    floors allow (a move from p to q lowers F exactly when
+    ``decision[i, q] - decision[i, p]`` exceeds twice the sample's leverage);
+    the floors hold samples in clusters whose predictions prefer another,
+    and offsets restore the largest prediction, as the multipliers of the
+    floors would. The offsets keep the widest margin: the largest delta
+    with ``decision[i, p] - b[p] - decision[i, q] + b[q] >= delta`` for every
+    sample i of every cluster p and every q, a system of difference
+    constraints ``b[p] - b[q] <= c[p, q] - delta``, ``c[p, q] = min_{i in
+    p} decision[i, p] - decision[i, q]``. The largest delta is the smallest
+    mean weight of a cycle of the constraints' graph (Karp, 1978). Its
+    solutions form a convex set; from the shortest paths of every cluster
+    to every other (Floyd-Warshall) each cluster r gives the two extreme
+    solutions with ``b[r] = 0``, and b is the mean of their midpoints: with
+    two clusters, the midpoint of the gap between their predictions.
+    O(n k + k^3) time.
+
+    When no offsets reproduce every label (delta < 0: the floors, or
+    samples that coincide across clusters), these offsets keep the worst
+    violation smallest; zeros are returned instead if they reproduce more
+    labels.
+
+    Returns
+    -------
+    offsets : ndarray of shape (n_clusters,)
+        Centred (they sum to zero); zeros when a cluster is empty.
+    """
+    n_clusters = decision.shape[1]
+    offsets = np.zeros(n_clusters)
+    margins = np.full((n_clusters, n_clusters), np.inf)
+    for p in range(n_clusters):
+        rows = decision[labels == p]
+        if rows.shape[0] == 0:
+            return offsets
+        margins[p] = (rows[:, [p]] - rows).min(axis=0)
+    np.fill_diagonal(margins, np.inf)
+    # The constraint b[p] - b[q] <= c[p, q] is an edge q -> p of weight
+    # c[p, q]: weights[q, p].
+    weights = margins.T
+    # Karp: walks[m, v] is the lightest walk of m edges ending at v, from
+    # any cluster; the smallest cycle mean is the smallest over v of the
+    # largest over m of the mean weight of the walk's last k - m edges.
+    walks = np.zeros((n_clusters + 1, n_clusters))
+    for m in range(1, n_clusters + 1):
+        walks[m] = (walks[m - 1][:, None] + weights).min(axis=0)
+    steps = (n_clusters - np.arange(n_clusters))[:, None]
+    delta = float(((walks[-1] - walks[:-1]) / steps).max(axis=0).min())
+    paths = weights - delta
+    np.fill_diagonal(paths, 0.0)
+    for r in range(n_clusters):
+        paths = np.minimum(paths, paths[:, [r]] + paths[[r], :])
+    # With b[r] = 0 the largest solution is b = paths[r], the smallest
+    # -paths[:, r]; each midpoint is centred before the mean.
+    midpoints = (paths - paths.T) / 2.0
+    midpoints -= midpoints.mean(axis=1, keepdims=True)
+    offsets = midpoints.mean(axis=0)
+    if delta < 0:
+        reproduced = np.sum(np.argmax(decision - offsets, axis=1) == labels)
+        if reproduced < np.sum(np.argmax(decision, axis=1) == labels):
+            return np.zeros(n_clusters)
+    return offsets
+
+
 def distinct_starts(starts, n_clusters):
     """Number each array start of ``starts`` (seed -> start) by first
     occurrence, in place, and return the first seed of each distinct start,
@@ -289,6 +357,7 @@ class _MulticlassEvoMixin:
         self.n_generations_ = int(best.n_generations)
         self.n_components_ = basis.V.shape[1]
         self.dual_coef_ = np.column_stack([dual_coef(u) for u in U])
-        self.intercept_ = np.zeros(k)
+        decision = basis.V @ (basis.weights[:, None] * U.T)
+        self.intercept_ = -fitted_offsets(decision, self.labels_)
         warn_if_clusters_lost(name, self.labels_, k)
         return self
