@@ -47,7 +47,23 @@ def _row_chunked(X, what):
             f"the {X.shape[1]} features); got {len(X.chunks[1])} column chunks. "
             "Use X.rechunk({1: -1})."
         )
+    meta = getattr(X, "_meta", None)
+    if not (_plain_array(meta) or sp.issparse(meta)):
+        raise TypeError(
+            "The chunks of the Dask array X must be NumPy arrays or SciPy "
+            f"sparse matrices; got {_type_name(meta)}. Convert them, e.g. "
+            "X.map_blocks(lambda block: block.tocsr()) for sparse chunks."
+        )
     return X
+
+
+def _plain_array(value):
+    """A NumPy array with no mask (a mask the kernels would ignore)."""
+    return isinstance(value, np.ndarray) and not isinstance(value, np.ma.MaskedArray)
+
+
+def _type_name(value):
+    return f"{type(value).__module__}.{type(value).__qualname__}"
 
 
 def _float_dtype(dtype):
@@ -59,9 +75,24 @@ def _float_dtype(dtype):
     raise ValueError(f"X must hold real numbers; got a Dask array of dtype {dtype}.")
 
 
-def prepare_block(block, dtype):
-    """A block as the kernels read it: C-contiguous or canonical int32 CSR."""
-    if sp.issparse(block):
+def prepare_block(block, dtype, sparse):
+    """A block as the kernels read it: C-contiguous or canonical int32 CSR.
+
+    ``sparse`` is what the Dask array's meta promised, on which the driver
+    chose how to sum the blocks' results; a block of another kind (Dask
+    makes the meta of COO chunks a NumPy array, for one) is a TypeError
+    rather than a wrong sum.
+    """
+    if sp.issparse(block) != sparse or not (sparse or _plain_array(block)):
+        expected = "SciPy sparse matrices" if sparse else "NumPy arrays"
+        raise TypeError(
+            f"A chunk of the Dask array X is a {_type_name(block)}, but its "
+            f"meta (X._meta) says the chunks are {expected}. Make the chunks "
+            "CSR matrices with a CSR meta (X.map_blocks(lambda block: "
+            "scipy.sparse.csr_matrix(block), meta=scipy.sparse.csr_matrix((0, "
+            "0), dtype=X.dtype))) or NumPy arrays."
+        )
+    if sparse:
         block = sp.csr_matrix(block, dtype=dtype)
         return _canonical_csr(_with_int32_indices(block))
     return np.ascontiguousarray(block, dtype=dtype)
@@ -167,7 +198,10 @@ class RowBlocks:
         # A pass that needs only the states does not read the data.
         data = self.blocks if blocks else [None] * self.n_blocks
         call = dask.delayed(_on_block, pure=False)
-        return [call(function, b, self.dtype, s, shared) for b, s in zip(data, states)]
+        return [
+            call(function, b, self.dtype, self.sparse, s, shared)
+            for b, s in zip(data, states)
+        ]
 
     def map(self, function, *shared, states=None, blocks=True):
         """``function(block, state, shared)[1]`` of every block, in order.
@@ -212,7 +246,16 @@ class RowBlocks:
         for round_ in range(n_rounds):
             new_states = []
             for block, state in zip(self.blocks, states):
-                task = call(function, block, self.dtype, state, carry, shared, round_)
+                task = call(
+                    function,
+                    block,
+                    self.dtype,
+                    self.sparse,
+                    state,
+                    carry,
+                    shared,
+                    round_,
+                )
                 new_states.append(task[0])
                 carry = task[1]
                 results.append(task[2])
@@ -248,15 +291,15 @@ def _distributed_client(dask):
     return client if type(client).__name__ == "Client" else None
 
 
-def _on_block_chained(function, block, dtype, state, carry, shared, round_):
+def _on_block_chained(function, block, dtype, sparse, state, carry, shared, round_):
     """``function`` of :meth:`RowBlocks.chain` on a block made ready."""
-    return function(prepare_block(block, dtype), state, carry, shared, round_)
+    return function(prepare_block(block, dtype, sparse), state, carry, shared, round_)
 
 
-def _on_block(function, block, dtype, state, shared):
+def _on_block(function, block, dtype, sparse, state, shared):
     """``function`` on a block made ready for the kernels (one task a block)."""
     if block is not None:
-        block = prepare_block(block, dtype)
+        block = prepare_block(block, dtype, sparse)
     return function(block, state, shared)
 
 

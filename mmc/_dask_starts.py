@@ -176,7 +176,9 @@ def take_rows(blocks, indices):
     owner = np.searchsorted(blocks.starts, indices, side="right") - 1
     tasks = [
         blocks.dask.delayed(_stored_rows, pure=True)(
-            blocks.dask.delayed(prepare_block)(blocks.blocks[b], blocks.dtype),
+            blocks.dask.delayed(prepare_block)(
+                blocks.blocks[b], blocks.dtype, blocks.sparse
+            ),
             None,
             indices[owner == b] - blocks.starts[b],
         )[1]

@@ -289,6 +289,26 @@ def test_bad_dask_input(sync_scheduler):
         CPMMC().fit(dX[dX[:, 10] > 0.5])
 
 
+def test_chunks_of_other_kinds(sync_scheduler):
+    X = _digits()
+    dX = _chunked(X)
+    # Masked chunks: the kernels would ignore the mask.
+    with pytest.raises(TypeError, match="NumPy arrays or SciPy sparse"):
+        CPMMC().fit(da.ma.masked_greater(dX, 0.9))
+    # COO chunks: Dask makes their meta a NumPy array, and the driver would
+    # sum the blocks' compact sparse results as dense ones.
+    coo = dX.map_blocks(sp.coo_matrix, dtype=X.dtype)
+    assert isinstance(coo._meta, np.ndarray)
+    with pytest.raises(TypeError, match="meta"):
+        CPMMC().fit(coo)
+    # CSC chunks keep a sparse meta and fit as CSR does.
+    csc = dX.map_blocks(sp.csc_matrix, dtype=X.dtype)
+    csr = dX.map_blocks(sp.csr_matrix, dtype=X.dtype)
+    np.testing.assert_array_equal(
+        CPMMC(random_state=0).fit(csc).labels_, CPMMC(random_state=0).fit(csr).labels_
+    )
+
+
 def test_missing_dask_raises_import_error_naming_the_extra(monkeypatch):
     X = _chunked(_digits())
     monkeypatch.setitem(sys.modules, "dask", None)
@@ -359,7 +379,7 @@ def test_block_products_match_numpy(dtype, sparse):
     rng = np.random.default_rng(0)
     X = rng.standard_normal((40, 9)).astype(dtype)
     X[rng.random(X.shape) < 0.5] = 0
-    block = prepare_block(sp.csr_matrix(X) if sparse else X, np.dtype(dtype))
+    block = prepare_block(sp.csr_matrix(X) if sparse else X, np.dtype(dtype), sparse)
     Q = rng.standard_normal((9, 3))
     W = rng.standard_normal((40, 2))
     X64 = X.astype(np.float64)
