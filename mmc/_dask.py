@@ -154,6 +154,26 @@ def align_to_segments(X, segment_rows):
     return X.rechunk({0: tuple(np.diff(np.concatenate([[0], aligned])).tolist())})
 
 
+# Values (rows x features) of the smallest dense block a pass should visit
+# in one task. Every pass runs a task per block, and the scheduler's cost
+# per task (about a millisecond) outweighs the work on small blocks: with
+# the threaded scheduler, CPMMC on 200,000 x 20 float32 rows took 0.45 s in
+# blocks of 50,000 rows, 0.96 s in blocks of 5,000 and 4.87 s in blocks of
+# 1,000 (0.16 s in memory). 2**21 values are 8 MB of float32.
+MIN_BLOCK_VALUES = 2**21
+
+
+def min_block_rows(X):
+    """Rows of the smallest block :class:`RowBlocks` keeps of a dense Dask
+    array: blocks smaller on average are merged with their neighbours (into
+    blocks of about this many rows, :func:`align_to_segments`); 0 for
+    sparse chunks, whose blocks are kept (their size is in their non-zeros,
+    unknown before they are read)."""
+    if sp.issparse(getattr(X, "_meta", None)):
+        return 0
+    return max(1, MIN_BLOCK_VALUES // max(1, X.shape[1]))
+
+
 class RowBlocks:
     """A validated Dask array seen as its blocks of rows.
 
@@ -164,7 +184,8 @@ class RowBlocks:
 
     segment_rows : int, default=None
         If given, the blocks are made of whole segments of this many rows
-        (:func:`align_to_segments`).
+        (:func:`align_to_segments`); otherwise dense blocks of fewer than
+        :func:`min_block_rows` rows on average are merged.
 
     Attributes
     ----------
@@ -178,6 +199,8 @@ class RowBlocks:
         X = _row_chunked(X, "fit")
         if segment_rows is not None:
             X = align_to_segments(X, segment_rows)
+        elif X.shape[0] < X.numblocks[0] * (rows := min_block_rows(X)):
+            X = align_to_segments(X, rows)
         self.segment_rows = segment_rows
         self.shape = tuple(int(s) for s in X.shape)
         self.dtype = _float_dtype(X.dtype)

@@ -76,6 +76,15 @@ def small_segments(monkeypatch):
     )
 
 
+@pytest.fixture(autouse=True)
+def small_blocks(monkeypatch):
+    """Blocks of any size kept as they are, so that the small data here make
+    several blocks (see test_small_dense_blocks_are_merged)."""
+    import mmc._dask
+
+    monkeypatch.setattr(mmc._dask, "MIN_BLOCK_VALUES", 1)
+
+
 def _blobs():
     X, _ = make_blobs(
         n_samples=300, centers=2, n_features=5, cluster_std=1.0, random_state=2
@@ -287,6 +296,27 @@ def test_bad_dask_input(sync_scheduler):
     with pytest.raises(ValueError, match="unknown chunk sizes"):
         dX = _chunked(X)
         CPMMC().fit(dX[dX[:, 10] > 0.5])
+
+
+def test_small_dense_blocks_are_merged(sync_scheduler, monkeypatch):
+    import mmc._dask
+    from mmc._dask import RowBlocks
+
+    X = _digits()  # 357 x 64
+    monkeypatch.setattr(mmc._dask, "MIN_BLOCK_VALUES", 100 * 64)
+    # 36 blocks of 10 rows become blocks of about 100 rows; the fit is the
+    # fit of those blocks.
+    merged = RowBlocks(_chunked(X, 10))
+    assert merged.sizes == (100, 100, 100, 57)
+    np.testing.assert_array_equal(
+        CPMMC(random_state=0).fit(_chunked(X, 10)).labels_,
+        CPMMC(random_state=0).fit(da.from_array(X, chunks=(merged.sizes, 64))).labels_,
+    )
+    # Blocks of the size or larger, and sparse blocks, are kept.
+    assert RowBlocks(_chunked(X, 100)).sizes == (100, 100, 100, 57)
+    assert RowBlocks(_chunked(X, 150)).sizes == (150, 150, 57)
+    sparse = _chunked(X, 10).map_blocks(sp.csr_matrix, dtype=X.dtype)
+    assert len(RowBlocks(sparse).sizes) == 36
 
 
 def test_chunks_of_other_kinds(sync_scheduler):
