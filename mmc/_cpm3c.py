@@ -211,10 +211,11 @@ class CPM3C(_CuttingPlaneEstimator):
         Seeds the initialisations. Pass an int for reproducible results.
 
     n_jobs : int, default=None
-        Number of threads running the restarts; ``-1`` uses all processors.
-        ``None`` runs them, with coordinate descent, on the OpenMP threads
-        when X is large enough, as KMeans its runs (else on one thread); with
-        k > 2 the two runs of a start likewise. No result depends on either.
+        Threads running the restarts; ``-1`` uses all processors. ``None``
+        runs them, with coordinate descent, on the OpenMP threads when X is
+        large enough, as KMeans its runs (else on one thread); with k > 2 the
+        two runs of a start likewise. On a Dask array: restarts at a time,
+        each with its state on the workers (``None``: all). No result differs.
 
     verbose : int, default=0
         Verbosity: 1 prints a line per run, 2 a line per iteration.
@@ -398,8 +399,7 @@ class CPM3C(_CuttingPlaneEstimator):
 
     @property
     def _balance_of(self):
-        # class_balance="auto": the balance term of the solver
-        # (mmc/_balance.py), on the mean margins or on the sizes.
+        # "auto": the solver's balance term, on mean margins or on sizes.
         if self.solver_ == "cutting-plane":
             return margin_balance
         return size_balance

@@ -342,10 +342,12 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
                 initial_states.pop(id(start), None)
 
         # On Dask arrays the restarts wait on the workers: they run together,
-        # on threads of the driver (the winner does not depend on it).
+        # on threads of the driver (the winner does not depend on it), unless
+        # n_jobs says how many at a time: each keeps its per-sample state on
+        # the workers (bench/dask/restart_jobs.md).
         run_passes = self._run_passes()
         if isinstance(X, RowBlocks):
-            n_jobs = len(starts)
+            n_jobs = len(starts) if self.n_jobs is None else self.n_jobs
         elif run_passes is None:
             n_jobs = self.n_jobs
         else:

@@ -319,6 +319,28 @@ def test_small_dense_blocks_are_merged(sync_scheduler, monkeypatch):
     assert len(RowBlocks(sparse).sizes) == 36
 
 
+@pytest.mark.parametrize("Estimator", [CPMMC, MultivariateMMC, CPM3C])
+def test_n_jobs_sets_the_restarts_at_a_time_on_dask(
+    sync_scheduler, monkeypatch, Estimator
+):
+    import mmc._cutting_plane
+
+    threads = []
+    best_of_restarts = mmc._cutting_plane.best_of_restarts
+
+    def recording(run, starts, n_jobs, **kwargs):
+        threads.append(n_jobs)
+        return best_of_restarts(run, starts, n_jobs, **kwargs)
+
+    monkeypatch.setattr(mmc._cutting_plane, "best_of_restarts", recording)
+    dX = _chunked(_digits())
+    together = Estimator(random_state=0).fit(dX)
+    one_at_a_time = Estimator(random_state=0, n_jobs=1).fit(dX)
+    # All restarts together (CPM3C's "auto" makes 4 with two clusters).
+    assert threads == [4 if Estimator is CPM3C else Estimator().n_init, 1]
+    np.testing.assert_array_equal(one_at_a_time.labels_, together.labels_)
+
+
 def test_chunks_of_other_kinds(sync_scheduler):
     X = _digits()
     dX = _chunked(X)
