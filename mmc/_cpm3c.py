@@ -215,7 +215,8 @@ class CPM3C(_CuttingPlaneEstimator):
         runs them, with coordinate descent, on the OpenMP threads when X is
         large enough, as KMeans its runs (else on one thread); with k > 2 the
         two runs of a start likewise. On a Dask array: restarts at a time,
-        each with its state on the workers (``None``: all). No result differs.
+        each with its state on the workers (``None``: all; ``-1``: one per
+        processor). No result differs.
 
     verbose : int, default=0
         Verbosity: 1 prints a line per run, 2 a line per iteration.
@@ -400,9 +401,7 @@ class CPM3C(_CuttingPlaneEstimator):
     @property
     def _balance_of(self):
         # "auto": the solver's balance term, on mean margins or on sizes.
-        if self.solver_ == "cutting-plane":
-            return margin_balance
-        return size_balance
+        return margin_balance if self.solver_ == "cutting-plane" else size_balance
 
     def _start_methods(self):
         return multiclass_start_methods(self.init, self._resolve_n_init())

@@ -51,8 +51,10 @@ def _row_chunked(X, what):
     if not (_plain_array(meta) or sp.issparse(meta)):
         raise TypeError(
             "The chunks of the Dask array X must be NumPy arrays or SciPy "
-            f"sparse matrices; got {_type_name(meta)}. Convert them, e.g. "
-            "X.map_blocks(lambda block: block.tocsr()) for sparse chunks."
+            f"sparse matrices; got {_type_name(meta)}. Fill masked values "
+            "first (dask.array.ma.filled(X, value)); convert sparse chunks of "
+            "other libraries to SciPy CSR (X.map_blocks(lambda block: "
+            "block.tocsr()) for pydata sparse)."
         )
     return X
 
@@ -166,13 +168,31 @@ MIN_BLOCK_VALUES = 2**21
 
 def min_block_rows(X):
     """Rows of the smallest block :class:`RowBlocks` keeps of a dense Dask
-    array: blocks smaller on average are merged with their neighbours (into
-    blocks of about this many rows, :func:`align_to_segments`); 0 for
-    sparse chunks, whose blocks are kept (their size is in their non-zeros,
-    unknown before they are read)."""
+    array (:func:`merge_small_blocks`); 0 for sparse chunks, whose blocks
+    are kept (their size is in their non-zeros, unknown before they are
+    read)."""
     if sp.issparse(getattr(X, "_meta", None)):
         return 0
     return max(1, MIN_BLOCK_VALUES // max(1, X.shape[1]))
+
+
+def merge_small_blocks(X, min_rows):
+    """The Dask array X with its chunks joined, in order, into blocks of at
+    least ``min_rows`` rows (the last may hold fewer): a chunk of that many
+    rows stays alone unless the chunks before it are short of them. Chunks
+    are joined whole, never split, so that a block is read from the chunks
+    it holds alone. X itself when no chunk is joined."""
+    sizes, run = [], 0
+    for size in X.chunks[0]:
+        run += size
+        if run >= min_rows:
+            sizes.append(run)
+            run = 0
+    if run:
+        sizes.append(run)
+    if len(sizes) == X.numblocks[0]:
+        return X
+    return X.rechunk({0: tuple(sizes)})
 
 
 class RowBlocks:
@@ -185,8 +205,9 @@ class RowBlocks:
 
     segment_rows : int, default=None
         If given, the blocks are made of whole segments of this many rows
-        (:func:`align_to_segments`); otherwise dense blocks of fewer than
-        :func:`min_block_rows` rows on average are merged.
+        (:func:`align_to_segments`); otherwise consecutive dense blocks of
+        fewer than :func:`min_block_rows` rows are joined
+        (:func:`merge_small_blocks`).
 
     Attributes
     ----------
@@ -200,8 +221,8 @@ class RowBlocks:
         X = _row_chunked(X, "fit")
         if segment_rows is not None:
             X = align_to_segments(X, segment_rows)
-        elif X.shape[0] < X.numblocks[0] * (rows := min_block_rows(X)):
-            X = align_to_segments(X, rows)
+        else:
+            X = merge_small_blocks(X, min_block_rows(X))
         self.segment_rows = segment_rows
         self.shape = tuple(int(s) for s in X.shape)
         self.dtype = _float_dtype(X.dtype)

@@ -190,32 +190,26 @@ def multiclass_run(basis, n_clusters, *, class_balance, start, seed, max_sweeps)
     return RunResult(labels, U, multiclass_fitness(basis, U), n_sweeps, seed)
 
 
+# Rounds of fitted_offsets that set aside the samples no offsets reproduce.
+OFFSET_ROUNDS = 20
+
+
 def fitted_offsets(decision, labels):
     """Offsets b of the clusters' least-squares predictions whose largest,
-    ``argmax_p decision[i, p] - b[p]``, best reproduces ``labels``.
+    ``argmax_p decision[i, p] - b[p]``, reproduces ``labels`` best.
 
     At a labelling that no single move improves, a sample of cluster p has
     ``decision[i, p] > decision[i, q]`` for every q whose move the size
     floors allow (a move from p to q lowers F exactly when
-    ``decision[i, q] - decision[i, p]`` exceeds twice the sample's leverage);
-    the floors hold samples in clusters whose predictions prefer another,
-    and offsets restore the largest prediction, as the multipliers of the
-    floors would. The offsets keep the widest margin: the largest delta
-    with ``decision[i, p] - b[p] - decision[i, q] + b[q] >= delta`` for every
-    sample i of every cluster p and every q, a system of difference
-    constraints ``b[p] - b[q] <= c[p, q] - delta``, ``c[p, q] = min_{i in
-    p} decision[i, p] - decision[i, q]``. The largest delta is the smallest
-    mean weight of a cycle of the constraints' graph (Karp, 1978). Its
-    solutions form a convex set; from the shortest paths of every cluster
-    to every other (Floyd-Warshall) each cluster r gives the two extreme
-    solutions with ``b[r] = 0``, and b is the mean of their midpoints: with
-    two clusters, the midpoint of the gap between their predictions.
-    O(n k + k^3) time.
-
-    When no offsets reproduce every label (delta < 0: the floors, or
-    samples that coincide across clusters), these offsets keep the worst
-    violation smallest; zeros are returned instead if they reproduce more
-    labels.
+    ``decision[i, q] - decision[i, p]`` exceeds minus twice the sample's
+    leverage); the floors hold samples in clusters whose predictions prefer
+    another, and offsets restore the largest prediction, as the multipliers
+    of the floors would. The offsets keep the widest margin
+    (:func:`widest_offsets`). When no offsets reproduce every label (the
+    floors, or samples that coincide across clusters), the sample the
+    widest offsets get most wrong is set aside and the offsets solved again
+    on the others, for at most ``OFFSET_ROUNDS`` rounds; the offsets of the
+    round (or zeros) that reproduce the most labels are kept.
 
     Returns
     -------
@@ -223,12 +217,53 @@ def fitted_offsets(decision, labels):
         Centred (they sum to zero); zeros when a cluster is empty.
     """
     n_clusters = decision.shape[1]
-    offsets = np.zeros(n_clusters)
+    best = np.zeros(n_clusters)
+    best_count = _reproduced(decision, labels, best)
+    kept = np.ones(labels.size, dtype=bool)
+    for _ in range(OFFSET_ROUNDS):
+        solved = widest_offsets(decision[kept], labels[kept], n_clusters)
+        if solved is None:  # a cluster left without samples
+            break
+        offsets, delta = solved
+        count = _reproduced(decision, labels, offsets)
+        if count > best_count or (count == best_count and delta >= 0):
+            best, best_count = offsets, count
+        if delta >= 0:
+            break
+        # Set aside the sample these offsets get most wrong.
+        shifted = decision - offsets
+        own = shifted[np.arange(labels.size), labels]
+        shifted[np.arange(labels.size), labels] = -np.inf
+        slack = np.where(kept, own - shifted.max(axis=1), np.inf)
+        kept[np.argmin(slack)] = False
+    return best
+
+
+def _reproduced(decision, labels, offsets):
+    return int(np.count_nonzero(np.argmax(decision - offsets, axis=1) == labels))
+
+
+def widest_offsets(decision, labels, n_clusters):
+    """The offsets of the widest margin, and the margin, or None when a
+    cluster has no sample.
+
+    The margin is the largest delta with ``decision[i, p] - b[p] -
+    decision[i, q] + b[q] >= delta`` for every sample i of every cluster p
+    and every q, a system of difference constraints ``b[p] - b[q] <= c[p,
+    q] - delta``, ``c[p, q] = min_{i in p} decision[i, p] - decision[i,
+    q]``: the smallest mean weight of a cycle of the constraints' graph
+    (Karp, 1978). Its solutions form a convex set; from the shortest paths
+    of every cluster to every other (Floyd-Warshall) each cluster r gives
+    the two extreme solutions with ``b[r] = 0``, and b is the mean of their
+    midpoints: with two clusters, the midpoint of the gap between their
+    predictions. A negative margin: every label but those violated by at
+    most its size. O(n k + k^3) time.
+    """
     margins = np.full((n_clusters, n_clusters), np.inf)
     for p in range(n_clusters):
         rows = decision[labels == p]
         if rows.shape[0] == 0:
-            return offsets
+            return None
         margins[p] = (rows[:, [p]] - rows).min(axis=0)
     np.fill_diagonal(margins, np.inf)
     # The constraint b[p] - b[q] <= c[p, q] is an edge q -> p of weight
@@ -250,12 +285,7 @@ def fitted_offsets(decision, labels):
     # -paths[:, r]; each midpoint is centred before the mean.
     midpoints = (paths - paths.T) / 2.0
     midpoints -= midpoints.mean(axis=1, keepdims=True)
-    offsets = midpoints.mean(axis=0)
-    if delta < 0:
-        reproduced = np.sum(np.argmax(decision - offsets, axis=1) == labels)
-        if reproduced < np.sum(np.argmax(decision, axis=1) == labels):
-            return np.zeros(n_clusters)
-    return offsets
+    return midpoints.mean(axis=0), delta
 
 
 def distinct_starts(starts, n_clusters):

@@ -259,8 +259,9 @@ class MultivariateMMC(_BinaryCuttingPlane):
     n_jobs : int, default=None
         Number of threads running the restarts. ``None`` means 1 unless in a
         joblib parallel context; ``-1`` uses all processors. On a Dask array
-        the number of restarts run at a time, each holding its per-sample
-        state on the workers; ``None`` runs them all together.
+        the number of restarts run at a time (``-1``: one per processor),
+        each holding its per-sample state on the workers; ``None`` runs them
+        all together.
 
     verbose : int, default=0
         Verbosity: 1 prints a line per run, 2 a line per iteration.

@@ -407,6 +407,22 @@ def test_fitted_offsets_reproduce_labels_of_shifted_predictions():
     assert checked > 100
 
 
+def test_fitted_offsets_set_aside_a_sample_held_against_its_fit():
+    # Shifted predictions reproduce every label but one sample's, held in
+    # cluster 0 far from its fit: the offsets of the others reproduce all
+    # but that one (the widest-margin offsets with it got 3 more wrong).
+    rng = np.random.RandomState(2)
+    decision = rng.standard_normal((60, 3))
+    shift = np.array([0.0, 0.8, -0.8])
+    labels = np.argmax(decision - shift, axis=1)
+    held = np.flatnonzero(labels == 1)[0]
+    decision[held] = [-3.0, 3.0, 0.0]
+    labels[held] = 0
+    offsets = fitted_offsets(decision, labels)
+    wrong = np.flatnonzero(np.argmax(decision - offsets, axis=1) != labels)
+    np.testing.assert_array_equal(wrong, [held])
+
+
 def test_fitted_offsets_when_no_offsets_reproduce_the_labels():
     # Two samples with the same predictions in different clusters: no
     # offsets separate them; the result reproduces at least what zeros do.
