@@ -166,14 +166,12 @@ def align_to_segments(X, segment_rows):
 MIN_BLOCK_VALUES = 2**21
 
 
-def min_block_rows(X):
+def min_block_rows(n_features):
     """Rows of the smallest block :class:`RowBlocks` keeps of a dense Dask
-    array (:func:`merge_small_blocks`); 0 for sparse chunks, whose blocks
-    are kept (their size is in their non-zeros, unknown before they are
-    read)."""
-    if sp.issparse(getattr(X, "_meta", None)):
-        return 0
-    return max(1, MIN_BLOCK_VALUES // max(1, X.shape[1]))
+    array of ``n_features`` columns (:func:`merge_small_blocks`). Sparse
+    blocks are kept: their size is in their non-zeros, unknown before they
+    are read."""
+    return max(1, MIN_BLOCK_VALUES // max(1, n_features))
 
 
 def merge_small_blocks(X, min_rows):
@@ -219,14 +217,14 @@ class RowBlocks:
     def __init__(self, X, segment_rows=None):
         self.dask = import_dask()
         X = _row_chunked(X, "fit")
+        self.sparse = sp.issparse(getattr(X, "_meta", None))
         if segment_rows is not None:
             X = align_to_segments(X, segment_rows)
-        else:
-            X = merge_small_blocks(X, min_block_rows(X))
+        elif not self.sparse:
+            X = merge_small_blocks(X, min_block_rows(X.shape[1]))
         self.segment_rows = segment_rows
         self.shape = tuple(int(s) for s in X.shape)
         self.dtype = _float_dtype(X.dtype)
-        self.sparse = sp.issparse(getattr(X, "_meta", None))
         self.sizes = tuple(int(s) for s in X.chunks[0])
         self.starts = np.concatenate([[0], np.cumsum(self.sizes)]).astype(np.int64)
         self.blocks = list(X.to_delayed().ravel())

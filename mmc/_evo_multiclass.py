@@ -217,30 +217,27 @@ def fitted_offsets(decision, labels):
         Centred (they sum to zero); zeros when a cluster is empty.
     """
     n_clusters = decision.shape[1]
+    rows = np.arange(labels.size)
     best = np.zeros(n_clusters)
-    best_count = _reproduced(decision, labels, best)
+    best_count = np.count_nonzero(np.argmax(decision, axis=1) == labels)
     kept = np.ones(labels.size, dtype=bool)
     for _ in range(OFFSET_ROUNDS):
         solved = widest_offsets(decision[kept], labels[kept], n_clusters)
         if solved is None:  # a cluster left without samples
             break
         offsets, delta = solved
-        count = _reproduced(decision, labels, offsets)
+        shifted = decision - offsets
+        count = np.count_nonzero(np.argmax(shifted, axis=1) == labels)
         if count > best_count or (count == best_count and delta >= 0):
             best, best_count = offsets, count
         if delta >= 0:
             break
         # Set aside the sample these offsets get most wrong.
-        shifted = decision - offsets
-        own = shifted[np.arange(labels.size), labels]
-        shifted[np.arange(labels.size), labels] = -np.inf
+        own = shifted[rows, labels]
+        shifted[rows, labels] = -np.inf
         slack = np.where(kept, own - shifted.max(axis=1), np.inf)
         kept[np.argmin(slack)] = False
     return best
-
-
-def _reproduced(decision, labels, offsets):
-    return int(np.count_nonzero(np.argmax(decision - offsets, axis=1) == labels))
 
 
 def widest_offsets(decision, labels, n_clusters):
