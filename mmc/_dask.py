@@ -159,9 +159,9 @@ def align_to_segments(X, segment_rows):
 # Values (rows x features) of the smallest dense block a pass should visit
 # in one task. Every pass runs a task per block, and the scheduler's cost
 # per task (about a millisecond) outweighs the work on small blocks: with
-# the threaded scheduler, CPMMC on 200,000 x 20 float32 rows took 0.25 s in
-# blocks of 50,000 rows, 0.98 s in blocks of 5,000 and 4.74 s in blocks of
-# 1,000, and 0.27-0.40 s joined (0.13 s in memory;
+# the threaded scheduler, CPMMC on 200,000 x 20 float32 rows took 0.33 s in
+# blocks of 50,000 rows, 0.96 s in blocks of 5,000 and 4.68 s in blocks of
+# 1,000, and 0.31-0.38 s joined (0.14 s in memory;
 # bench/dask/small_blocks.md). 2**21 values are 8 MB of float32.
 MIN_BLOCK_VALUES = 2**21
 
