@@ -19,7 +19,7 @@ from sklearn.utils.validation import validate_data
 
 from mmc._core import _linear
 from mmc._core._common import column_sums
-from mmc._dask_api import is_dask_array, refuse_dask
+from mmc._dask_api import is_dask_input, refuse_dask
 
 # Initialisations known to every two-cluster estimator (see mmc/_starts.py).
 INIT_METHODS = ("pca", "kmeans", "random")
@@ -81,7 +81,7 @@ class _BaseMMC(ClusterMixin, BaseEstimator):
         samples at fit time and a number of features different from the one
         seen in ``fit`` raise ``ValueError``.
         """
-        if is_dask_array(X):
+        if is_dask_input(X):
             refuse_dask(self, fit=reset)
         X = validate_data(
             self,

@@ -24,7 +24,7 @@ from mmc._cpm3c_dual import (
 )
 from mmc._cutting_plane import _CuttingPlaneEstimator
 from mmc._dask import RowBlocks
-from mmc._dask_api import is_dask_array, map_blocks_predict
+from mmc._dask_api import is_dask_input, map_blocks_predict
 from mmc._dask_centres import initial_centres as blocked_centres
 from mmc._dask_cpm3c import DaskDualMulticlassSVM, assign_on_blocks
 from mmc._docstrings import fill_doc
@@ -350,10 +350,10 @@ class CPM3C(_CuttingPlaneEstimator):
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training samples; sparse input is used as CSR without densifying.
-            A Dask array chunked by rows is fitted block by block: with the
-            in-memory fit's steps up to 65,536 rows, beyond them in another
-            visiting order of the coordinate descent (user guide, "Fitting
-            on Dask arrays").
+            A Dask array chunked by rows, or a Dask DataFrame of numeric
+            columns, is fitted block by block: with the in-memory fit's steps
+            up to 65,536 rows, beyond them in another visiting order of the
+            coordinate descent (user guide, "Fitting on Dask arrays").
 
         y : Ignored
             Not used, present for API consistency.
@@ -375,7 +375,7 @@ class CPM3C(_CuttingPlaneEstimator):
 
     def _resolve_solver(self, X):
         """The solver of a fit: ``solver``, or the one ``"auto"`` picks."""
-        if is_dask_array(X) and self.solver == "cutting-plane":
+        if is_dask_input(X) and self.solver == "cutting-plane":
             raise ValueError(
                 "CPM3C fits on Dask arrays with solver='coordinate-descent' "
                 "(what solver='auto' picks for them); got solver='cutting-plane'."
@@ -566,7 +566,7 @@ class CPM3C(_CuttingPlaneEstimator):
             its largest score.
         """
         check_is_fitted(self)
-        if is_dask_array(X):
+        if is_dask_input(X):
             return map_blocks_predict(self.decision_function, X, np.float64)
         X = self._validate_features(X, reset=False)
         coef_T = np.ascontiguousarray(self.coef_.T)
@@ -587,7 +587,7 @@ class CPM3C(_CuttingPlaneEstimator):
             data equals ``labels_``.
         """
         check_is_fitted(self)
-        if is_dask_array(X):
+        if is_dask_input(X):
             return map_blocks_predict(self.predict, X, np.intp)
         return self._assign(self._validate_features(X, reset=False))
 

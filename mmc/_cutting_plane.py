@@ -51,7 +51,7 @@ from mmc import _dask_starts as blocked
 from mmc._balance import SAMPLE_ROWS, resolve_class_balance, size_balance
 from mmc._base import _BaseMMC, column_means, decision_values, warn
 from mmc._dask import RowBlocks, decision_values_on_blocks
-from mmc._dask_api import is_dask_array, refuse_dask
+from mmc._dask_api import frame_values, is_dask_dataframe, is_dask_input, refuse_dask
 from mmc._feature_map import _FeatureMapMixin, _LinearDecisionMixin
 from mmc._kmeans import KMeansRuns
 from mmc._labelling import orientation, warn_if_one_cluster
@@ -241,7 +241,7 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
 
     def _fit(self, X):
         """Validate X, map it to the kernel's features and fit on them."""
-        if is_dask_array(X):
+        if is_dask_input(X):
             X = self._dask_features(X)
         else:
             X = self._training_features(self._validate_features(X, reset=True))
@@ -254,7 +254,9 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         return None
 
     def _dask_features(self, X):
-        """A Dask array X validated and seen as its blocks of rows."""
+        """A Dask array or DataFrame X validated and seen as its blocks of
+        rows (a DataFrame's partitions; its column names, all strings, are
+        ``feature_names_in_`` as for a pandas DataFrame)."""
         if not self._takes_dask:
             refuse_dask(self)
         if self.kernel != "linear":
@@ -267,6 +269,9 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
                 f"{type(self).__name__} fits on Dask arrays from its named init "
                 f"methods only (such as 'auto'), not from an array."
             )
+        feature_names = None
+        if is_dask_dataframe(X):
+            X, feature_names = frame_values(X)
         blocks = RowBlocks(X, segment_rows=self._dask_segment_rows())
         if blocks.shape[0] < 2:
             raise ValueError(
@@ -274,7 +279,9 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
                 "of 2 is required."
             )
         self.n_features_in_ = blocks.shape[1]
-        if hasattr(self, "feature_names_in_"):
+        if feature_names is not None:
+            self.feature_names_in_ = feature_names
+        elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         return blocks
 

@@ -12,7 +12,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from mmc._base import _BinaryPredictMixin, decision_values
-from mmc._dask_api import is_dask_array, map_blocks_predict
+from mmc._dask_api import is_dask_input, map_blocks_predict
 from mmc._docstrings import KERNEL_COEFFICIENTS
 from mmc.kernels import FEATURE_MAP_KERNELS, KernelFeatureMap
 
@@ -133,7 +133,7 @@ class _LinearDecisionMixin(_BinaryPredictMixin, _FeatureMapMixin):
             ``X @ coef_ + intercept_``; positive values belong to cluster 1.
         """
         check_is_fitted(self)
-        if is_dask_array(X):
+        if is_dask_input(X):
             # A lazy Dask array, block by block.
             return map_blocks_predict(self.decision_function, X, np.float64)
         X = self._validate_features(X, reset=False)

@@ -398,6 +398,9 @@ class MultivariateMMC(_BinaryCuttingPlane):
         ----------
         X : {array-like, sparse matrix} of shape (n_samples, n_features)
             Training samples; sparse input is used as CSR without densifying.
+            A Dask array chunked by rows, or a Dask DataFrame of numeric
+            columns, is fitted block by block without being gathered (user
+            guide, "Fitting on Dask arrays").
 
         y : Ignored
             Not used, present for API consistency.

@@ -9,6 +9,7 @@ import threading
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from _dask_cluster import TIMEOUT, local_client
 from sklearn.datasets import load_digits, make_blobs
 
 from mmc import CPM3C, CPMMC, ODMC, EvoMMC, FastEvoMMC, MultivariateMMC
@@ -19,9 +20,6 @@ dask = pytest.importorskip("dask")
 distributed = pytest.importorskip("distributed")
 
 DASK_ESTIMATORS = [CPMMC, MultivariateMMC, CPM3C]
-
-# No Dask computation of these tests may take longer (seconds): a hang fails.
-TIMEOUT = 60
 
 
 def _digits(pair=(3, 8)):
@@ -42,16 +40,7 @@ def _agreement(a, b):
 @pytest.fixture(scope="module")
 def client():
     """A LocalCluster of two single-threaded worker processes."""
-    with (
-        distributed.LocalCluster(
-            n_workers=2,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=":0",  # any free port: never a clash
-            silence_logs=50,
-        ) as cluster,
-        distributed.Client(cluster, timeout=TIMEOUT) as client,
-    ):
+    with local_client() as client:
         yield client
 
 
