@@ -69,10 +69,15 @@ def _type_name(value):
 
 
 def _float_dtype(dtype):
+    """The dtype the blocks are fitted in: as scikit-learn's validation
+    converts arrays in memory, so that both fits see the same values:
+    float32 and float64 in the machine's byte order as they are, any other
+    real numbers (booleans, integers, float16, long double, floats of the
+    other byte order, as HDF5 and FITS files often hold them) as float64."""
     dtype = np.dtype(dtype)
     if dtype in (np.float32, np.float64):
         return dtype
-    if dtype.kind in "biu" or dtype == np.float16:
+    if dtype.kind in "biuf":
         return np.dtype(np.float64)
     raise ValueError(f"X must hold real numbers; got a Dask array of dtype {dtype}.")
 

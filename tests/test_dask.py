@@ -287,6 +287,19 @@ def test_bad_dask_input(sync_scheduler):
         CPMMC().fit(dX[dX[:, 10] > 0.5])
 
 
+@pytest.mark.parametrize("dtype", [">f8", ">f4", "f2", "g", "i4", "?"])
+def test_other_real_dtypes_are_fitted_as_float64(sync_scheduler, dtype):
+    """As scikit-learn converts them in memory: floats of the other byte
+    order (HDF5 and FITS files hold them), float16, long double, integers
+    and booleans become float64 (only native float32 stays float32)."""
+    X = _digits() * 16 - 4 if dtype in ("i4", "?") else _digits()
+    X = X > 0 if dtype == "?" else X
+    given = CPMMC(random_state=0).fit(_chunked(X.astype(dtype)))
+    as_float64 = CPMMC(random_state=0).fit(_chunked(X.astype(dtype).astype(np.float64)))
+    np.testing.assert_array_equal(given.labels_, as_float64.labels_)
+    np.testing.assert_array_equal(given.coef_, as_float64.coef_)
+
+
 def test_small_dense_blocks_are_merged(sync_scheduler, monkeypatch):
     import mmc._dask
     from mmc._dask import RowBlocks
