@@ -38,7 +38,6 @@ import math
 
 import numpy as np
 import scipy.sparse as sp
-from scipy import stats
 
 from mmc._core._balance import bound_prices as auction
 from mmc._kmeans import best_kmeans_centres, nearest_centres
@@ -240,6 +239,10 @@ def noise_statistic(n_clusters):
     :func:`uneven_proportions` calls even: the upper quantile of the
     chi-square law with k - 1 degrees of freedom at the two-sided level of
     ``NOISE_STANDARD_ERRORS`` (9 for two clusters, 25.3 for ten)."""
+    # Imported here: scipy.stats costs every Dask worker, which imports this
+    # module but never tests the sizes, about 55 MB (mmc/_rows.py).
+    from scipy import stats
+
     level = 2.0 * stats.norm.sf(NOISE_STANDARD_ERRORS)
     return float(stats.chi2.isf(level, n_clusters - 1))
 

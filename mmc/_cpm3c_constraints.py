@@ -3,14 +3,13 @@
 CPM3C (Zhao, Wang and Zhang, 2008) adds constraints that give each sample
 nothing or a competing class (eq. 14 of the paper), and solves each
 restricted problem by CCCP; :class:`MulticlassConstraints` implements the
-working-set interface of :func:`mmc._cutting_plane.cutting_plane_run` for
+working-set interface of :func:`mmc._cutting_plane_run.cutting_plane_run` for
 it. The row loops are in ``mmc/_core/_cpm3c.pyx``, the dual QP in
 :class:`mmc._qp.CPM3CDual`.
 """
 
 import numpy as np
 
-from mmc._base import decision_values, grow_columns, grow_rows, row_kernel
 from mmc._core._common import mean_hinge_loss
 from mmc._core._cpm3c import (
     apply_changes,
@@ -20,6 +19,7 @@ from mmc._core._cpm3c import (
     score_matrix,
 )
 from mmc._qp import CPM3CDual
+from mmc._rows import decision_values, grow_columns, grow_rows, row_kernel
 
 
 def class_scores(assign, n_samples, W_T, intercepts, assignment, pinned=False):
@@ -148,7 +148,7 @@ class MulticlassConstraints:
     so ``D_p[p] = mean(x)`` and ``D_p[q] = -(S_q + R_pq) / n`` for q != p,
     with S_q the sum of the samples assigned to q and R_pq the sum of those
     assigned to p whose second-best class is q. It implements the interface
-    of :func:`mmc._cutting_plane.cutting_plane_run`.
+    of :func:`mmc._cutting_plane_run.cutting_plane_run`.
 
     The problem is posed on the centred samples ``x - mean(x)``, so that the
     clustering does not change when the data are translated (the fitted

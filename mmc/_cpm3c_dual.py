@@ -32,7 +32,6 @@ import math
 import numpy as np
 
 from mmc._balance import bound_prices, floor_of
-from mmc._base import decision_values, row_kernel
 from mmc._core._common import mean_hinge_loss, row_sq_norms
 from mmc._core._cpm3c import assign
 from mmc._core._crammer_singer import dual_epochs, remove_samples
@@ -41,8 +40,9 @@ from mmc._cpm3c_constraints import (
     class_score_matrix,
     start_assignment,
 )
-from mmc._cutting_plane import RunResult
+from mmc._cutting_plane_run import RunResult
 from mmc._dask import RowBlocks
+from mmc._rows import decision_values, row_kernel
 from mmc._threads import fit_threads, map_on_threads, pass_products
 
 # Passes over the rows (epochs and assignment steps) that a run makes at

@@ -22,14 +22,9 @@ Dask is imported only when a Dask array is given; without it (the
 import numpy as np
 import scipy.sparse as sp
 
-from mmc._base import (
-    _canonical_csr,
-    _with_int32_indices,
-    check_largest_magnitude,
-    rows,
-)
 from mmc._core import _linear
 from mmc._dask_api import import_dask
+from mmc._rows import _canonical_csr, _with_int32_indices, check_largest_magnitude, rows
 
 
 def _row_chunked(X, what):

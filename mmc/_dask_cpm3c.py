@@ -37,7 +37,6 @@ from types import SimpleNamespace
 import numpy as np
 
 from mmc import _cpm3c_dual
-from mmc._base import row_kernel, rows
 from mmc._core._common import mean_hinge_loss
 from mmc._core._cpm3c import assign
 from mmc._core._crammer_singer import (
@@ -53,6 +52,7 @@ from mmc._cpm3c_constraints import (
     start_assignment,
 )
 from mmc._cpm3c_dual import MAX_EPOCHS, DualMulticlassSVM, centred_row_stats
+from mmc._rows import row_kernel, rows
 
 
 def _start_block(block, first_row, shared):

@@ -1,6 +1,6 @@
 """CPMMC's working set on blocks of rows (:class:`mmc._dask.RowBlocks`).
 
-The driver keeps what :class:`mmc._cpmmc._SubsetConstraints` keeps of size
+The driver keeps what :class:`mmc._cpmmc_constraints._SubsetConstraints` keeps of size
 independent of n (``Z``, the sizes and sign sums, their products, the
 iterate) and inherits its QP, slack and primal recovery. What it keeps per
 sample (signs, decision values, the uint8 memberships in the constraints)
@@ -22,12 +22,12 @@ blocks and divides by n, then recomputes ``Z Z'`` and ``Z mean(x)`` from Z
 import numpy as np
 import scipy.sparse as sp
 
-from mmc._base import grow_columns, grow_rows, rows
 from mmc._core import _linear
 from mmc._core._cpmmc import flip_signs, most_violated
-from mmc._cpmmc import _SubsetConstraints
+from mmc._cpmmc_constraints import _SubsetConstraints
 from mmc._dask import weighted_row_sums
 from mmc._qp import CPMMCDual
+from mmc._rows import grow_columns, grow_rows, rows
 
 # Columns of memberships a block starts with (they double as needed).
 _FIRST_CAPACITY = 8
@@ -124,7 +124,7 @@ def _update_block(block, state, shared):
 
 
 class DaskSubsetConstraints(_SubsetConstraints):
-    """:class:`mmc._cpmmc._SubsetConstraints` on blocks of rows (module
+    """:class:`mmc._cpmmc_constraints._SubsetConstraints` on blocks of rows (module
     docstring); ``start`` takes per-block signs."""
 
     # Whether the update pass also finds the most violated subset at the

@@ -1,7 +1,7 @@
 """MultivariateMMC's working set on blocks of rows (:class:`mmc._dask.RowBlocks`).
 
 The constraints are CPMMC's subsets with the loss of a contingency table as
-their offset (:class:`mmc._multivariate._RelabellingConstraints`), and all
+their offset (:class:`mmc._multivariate_constraints._RelabellingConstraints`), and all
 but the search for the most violated one run as on CPMMC's blocks. That
 search sorts each side of the clustering by ``|f|`` over all samples: the
 decision values, kept beside the blocks, come to the driver (8 bytes a
@@ -12,10 +12,10 @@ beside the blocks and sums their signed rows.
 
 import numpy as np
 
-from mmc._base import grow_columns, grow_rows, rows
 from mmc._core._common import signed_row_sum
 from mmc._dask_cpmmc import DaskSubsetConstraints, as_state
-from mmc._multivariate import _RelabellingConstraints
+from mmc._multivariate_constraints import _RelabellingConstraints
+from mmc._rows import grow_columns, grow_rows, rows
 
 
 def _decision_of(_block, state, _shared):
@@ -40,7 +40,8 @@ def _relabel_block(block, state_and_mask, shared):
 
 
 class DaskRelabellingConstraints(DaskSubsetConstraints):
-    """:class:`mmc._multivariate._RelabellingConstraints` on blocks of rows."""
+    """:class:`mmc._multivariate_constraints._RelabellingConstraints` on
+    blocks of rows."""
 
     _speculate = False
 

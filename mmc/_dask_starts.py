@@ -19,7 +19,6 @@ centres as in memory.
 import numpy as np
 import scipy.sparse as sp
 
-from mmc._base import rows
 from mmc._core import _linear
 from mmc._core._common import column_sums
 from mmc._core._kmeans import seed_distances
@@ -42,6 +41,7 @@ from mmc._kmeans import (
     seeding_tolerance,
 )
 from mmc._labelling import median_split
+from mmc._rows import rows
 from mmc._starts import _PCA_OVERSAMPLING, _PCA_POWER_ITERATIONS
 from mmc._starts import _orthonormalise_columns as orthonormalise_columns
 

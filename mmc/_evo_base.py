@@ -16,7 +16,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from mmc._balance import resolve_class_balance, size_balance
-from mmc._base import _BaseMMC, _BinaryPredictMixin, warn
+from mmc._base import _BaseMMC, _BinaryPredictMixin
 from mmc._core._evo import fitness
 from mmc._evo_basis import (
     all_rows_identical,
@@ -33,6 +33,7 @@ from mmc._evo_search import (
 )
 from mmc._feature_map import KERNEL_COEFFICIENT_CONSTRAINTS
 from mmc._labelling import balance_bound, orientation, warn_if_one_cluster
+from mmc._rows import warn
 from mmc._seeds import draw_seeds
 from mmc._threads import best_of_restarts, restart_threads, single_blas_thread
 from mmc.kernels import KERNELS, resolve_gamma, resolve_kernel

@@ -39,12 +39,12 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from mmc._balance import min_cluster_size
-from mmc._base import warn
 from mmc._core._evo import fitness
 from mmc._core._evo_multiclass import local_search
 from mmc._evo_search import RunResult
 from mmc._kmeans import nearest_centres, squared_distances, stable_kmeans
 from mmc._labelling import first_occurrence_order, warn_if_clusters_lost
+from mmc._rows import warn
 from mmc._seeds import draw_seeds
 from mmc._threads import (
     best_of_restarts,

@@ -11,9 +11,10 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from mmc._base import _BinaryPredictMixin, decision_values
+from mmc._base import _BinaryPredictMixin
 from mmc._dask_api import is_dask_input, map_blocks_predict
 from mmc._docstrings import KERNEL_COEFFICIENTS
+from mmc._rows import decision_values
 from mmc.kernels import FEATURE_MAP_KERNELS, KernelFeatureMap
 
 # The kernel coefficients of every estimator, as in sklearn.svm.SVC.

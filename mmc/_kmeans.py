@@ -13,8 +13,8 @@ bounds prove their label (:class:`LloydBounds`), with the same result.
 import numpy as np
 import scipy.sparse as sp
 
-from mmc._base import _with_int32_indices, rows
 from mmc._core import _kmeans as _core
+from mmc._rows import _with_int32_indices, rows
 from mmc._threads import fit_threads, map_on_threads, pass_products
 
 # The sums argument of _core.assign that skips the sums, and its bounds

@@ -15,10 +15,9 @@ definitions of
 import math
 
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 
-from mmc._base import warn
 from mmc._core._common import balanced_signs as _balanced_signs_kernel
+from mmc._rows import warn
 
 
 def balance_bound(class_balance, n_samples):
@@ -94,6 +93,10 @@ def orientation(first_value):
 
 def warn_if_one_cluster(name, labels):
     """Warn (ConvergenceWarning) when ``labels`` hold a single cluster."""
+    # Imported here, where it is used: the Dask workers import this module
+    # and need not import scikit-learn (mmc/_rows.py).
+    from sklearn.exceptions import ConvergenceWarning
+
     if np.unique(labels).size < 2:
         warn(
             f"{name} put every sample in one cluster: the data has no direction "
@@ -106,6 +109,8 @@ def warn_if_clusters_lost(name, labels, n_clusters, detail=""):
     """Warn (ConvergenceWarning) when ``labels`` hold fewer than
     ``n_clusters`` clusters: as :func:`warn_if_one_cluster` for a single
     one, else naming how many were found (``detail`` goes after)."""
+    from sklearn.exceptions import ConvergenceWarning  # see warn_if_one_cluster
+
     n_found = np.unique(labels).size
     if n_found == 1:
         warn_if_one_cluster(name, labels)

@@ -125,7 +125,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from mmc._balance import PAPER_CLASS_BALANCE, resolve_class_balance, size_balance
-from mmc._base import _BaseMMC, warn
+from mmc._base import _BaseMMC
 from mmc._docstrings import fill_doc
 from mmc._feature_map import (
     FEATURE_MAP_PARAMETERS,
@@ -135,6 +135,7 @@ from mmc._feature_map import (
 from mmc._labelling import balance_bound, orientation, warn_if_one_cluster
 from mmc._odmc_refine import MAX_REFINE_ROUNDS, refine_search
 from mmc._odmc_relaxed import Settings, hyperplane, relaxed_solution
+from mmc._rows import warn
 from mmc._seeds import draw_seeds
 from mmc._starts import start_methods
 from mmc._threads import single_blas_thread

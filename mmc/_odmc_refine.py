@@ -11,7 +11,6 @@ objective (see :mod:`mmc._odmc`).
 
 import numpy as np
 
-from mmc._base import column_means, decision_values
 from mmc._labelling import balance_bound, balanced_signs, median_split
 from mmc._odmc_relaxed import (
     MAX_STEPS_PER_SET,
@@ -20,6 +19,7 @@ from mmc._odmc_relaxed import (
     relaxed_solution,
     visiting_order,
 )
+from mmc._rows import column_means, decision_values
 from mmc._seeds import draw_seeds
 from mmc._starts import principal_directions
 

@@ -21,13 +21,6 @@ from collections import namedtuple
 
 import numpy as np
 
-from mmc._base import (
-    column_means,
-    decision_values,
-    grow_columns,
-    grow_rows,
-    row_kernel,
-)
 from mmc._core._common import row_sq_norms
 from mmc._core._odmc import (
     coordinate_epoch,
@@ -35,6 +28,7 @@ from mmc._core._odmc import (
     mixture_margins,
 )
 from mmc._labelling import balanced_signs
+from mmc._rows import column_means, decision_values, grow_columns, grow_rows, row_kernel
 from mmc._seeds import draw_seeds
 from mmc._starts import initial_signs, principal_component
 

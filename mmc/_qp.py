@@ -19,8 +19,6 @@ import warnings
 
 import numpy as np
 import quadprog
-from scipy.optimize import minimize
-from sklearn.exceptions import ConvergenceWarning
 
 # Ridge added to the Hessian, relative to its mean diagonal; the retries
 # multiply it by _RIDGE_GROWTH.
@@ -182,6 +180,12 @@ def _satisfies_kkt(hessian, linear, constraints, bounds, n_equalities, x, multip
 
 def _solve_qp_slsqp(hessian, linear, constraints, bounds, n_equalities):
     """Fallback for :func:`solve_qp` when quadprog fails repeatedly."""
+    # Imported here: the Dask workers import this module (through the
+    # working sets) but never solve a QP, and these add about 60 MB to each
+    # (mmc/_rows.py).
+    from scipy.optimize import minimize
+    from sklearn.exceptions import ConvergenceWarning
+
     warnings.warn(
         "quadprog could not solve a dual QP even after regularisation; "
         "falling back to SciPy's SLSQP.",

@@ -21,9 +21,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from mmc._balance import kmeans_estimate
-from mmc._base import decision_values
 from mmc._kmeans import best_kmeans_centres, nearest_centres, stable_kmeans
 from mmc._labelling import median_split
+from mmc._rows import decision_values
 
 # Subspace iteration for the principal direction: block size (1 + oversampling)
 # and number of power iterations. The start and the scale of C need a good

@@ -16,8 +16,6 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 
 import scipy.sparse as sp
 from joblib import effective_n_jobs
-from sklearn.utils._openmp_helpers import _openmp_effective_n_threads
-from sklearn.utils.parallel import _get_threadpool_controller
 
 # The stop flag of the restart a thread is running, if any.
 _restart = threading.local()
@@ -117,6 +115,15 @@ def fit_threads(n_runs, products):
     return max(1, min(_openmp_effective_n_threads(), n_runs))
 
 
+def _openmp_effective_n_threads():
+    """scikit-learn's count of the OpenMP threads allowed, imported when
+    first asked: the Dask workers import this module and need not import
+    scikit-learn (mmc/_rows.py)."""
+    from sklearn.utils._openmp_helpers import _openmp_effective_n_threads as count
+
+    return count()
+
+
 def restart_threads(n_jobs, n_runs, products):
     """Threads for the restarts of a fit whose runs are kernel work (the
     evolutions and local searches of EvoMMC and FastEvoMMC, which release
@@ -212,6 +219,9 @@ def single_blas_thread(fit):
 
 def _enter_single_blas_thread():
     global _blas_fits, _blas_limiter
+    # Imported here, as in _openmp_effective_n_threads.
+    from sklearn.utils.parallel import _get_threadpool_controller
+
     with _blas_lock:
         if _blas_fits == 0:
             _blas_limiter = _get_threadpool_controller().limit(

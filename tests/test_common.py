@@ -493,7 +493,7 @@ def test_qp_that_cannot_be_solved_raises_a_clear_error(Estimator, monkeypatch):
         return scipy.optimize.OptimizeResult(success=False, message="forced", x=None)
 
     monkeypatch.setattr(mmc._qp.quadprog, "solve_qp", failing)
-    monkeypatch.setattr(mmc._qp, "minimize", no_solution)
+    monkeypatch.setattr(scipy.optimize, "minimize", no_solution)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         with pytest.raises(mmc._qp.QPError, match="could not be solved: forced"):

@@ -1,7 +1,7 @@
 """Tests of mmc._core._common against their NumPy twins in _reference.py.
 
 Each kernel is called on dense and CSR X as the estimators call it, bound to
-the rows of X by :func:`mmc._base.row_kernel`.
+the rows of X by :func:`mmc._rows.row_kernel`.
 """
 
 import numpy as np
@@ -10,9 +10,9 @@ import scipy.sparse as sp
 from _data import random_X
 from _reference import balanced_signs, column_sums, signed_row_sum
 
-from mmc._base import row_kernel, rows
 from mmc._core import _common
 from mmc._core._common import balanced_signs as balanced_signs_kernel
+from mmc._rows import row_kernel, rows
 
 
 def _column_sums_kernel(X, out):

@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from _data import random_X
 
-from mmc._base import rows
 from mmc._core import _common, _cpm3c
+from mmc._rows import rows
 
 RTOL = 1e-10
 

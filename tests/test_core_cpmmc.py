@@ -1,6 +1,7 @@
 """Tests of mmc._core._cpmmc against their NumPy twins in _reference.py.
 
-The working set is stored as in mmc._cpmmc._SubsetConstraints: a uint8 matrix
+The working set is stored as in mmc._cpmmc_constraints._SubsetConstraints: a
+uint8 matrix
 ``constraints`` of shape (n_samples, capacity), statistics Z (capacity x
 n_features), sign_sums, gram = Z Z' and Z_mean = Z x_mean, of which the first
 ``n_constraints`` rows/columns are in use. The kernels accumulate in float64
@@ -21,8 +22,8 @@ from _reference import (
     signs_of,
 )
 
-from mmc._base import rows
 from mmc._core import _common, _cpmmc
+from mmc._rows import rows
 
 RTOL = 1e-10
 

@@ -12,7 +12,6 @@ import pytest
 from _data import random_X
 from _reference import crammer_singer_epochs, crammer_singer_sample
 
-from mmc._base import rows
 from mmc._core._crammer_singer import (
     dual_epochs,
     dual_round,
@@ -20,6 +19,7 @@ from mmc._core._crammer_singer import (
     remove_samples,
     seed_segments,
 )
+from mmc._rows import rows
 
 CASES = [
     pytest.param(dtype, sparse, id=f"{np.dtype(dtype).name}-{('dense', 'csr')[sparse]}")

@@ -16,9 +16,9 @@ import scipy.sparse as sp
 from _data import random_X
 from _reference import kmeans_assign, kmeans_seed_distances
 
-from mmc._base import rows
 from mmc._core import _kmeans
 from mmc._kmeans import rounding_scale
+from mmc._rows import rows
 
 CASES = [
     pytest.param(dtype, sparse, id=f"{np.dtype(dtype).name}-{('dense', 'csr')[sparse]}")

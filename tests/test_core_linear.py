@@ -16,12 +16,12 @@ from _reference import decision_values
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mmc._base import row_kernel
 from mmc._core import _linear
+from mmc._rows import row_kernel
 
 
 def _kernel(X, coef, intercept, out):
-    """Call the kernel on the rows of X, as mmc._base.decision_values does."""
+    """Call the kernel on the rows of X, as mmc._rows.decision_values does."""
     row_kernel(X, _linear.decision_values)(coef, intercept, out)
 
 

@@ -226,7 +226,8 @@ def test_search_on_the_scans_of_a_fit(loss, monkeypatch):
     # The decision values the solver meets: every scan of a small fit.
     from sklearn.datasets import make_blobs
 
-    import mmc._multivariate as multivariate
+    import mmc._multivariate_constraints as constraints
+    from mmc import MultivariateMMC
 
     scans = []
 
@@ -235,8 +236,8 @@ def test_search_on_the_scans_of_a_fit(loss, monkeypatch):
         return search.most_violated_table(pos_prefix, neg_prefix, *args)
 
     X, _ = make_blobs(600, n_features=5, centers=2, cluster_std=3.0, random_state=0)
-    monkeypatch.setattr(multivariate, "most_violated_table", record)
-    multivariate.MultivariateMMC(loss=loss, n_init=1, random_state=0).fit(X)
+    monkeypatch.setattr(constraints, "most_violated_table", record)
+    MultivariateMMC(loss=loss, n_init=1, random_state=0).fit(X)
     assert scans
     for pos_prefix, neg_prefix, (code, beta, xlogx, _) in scans:
         expected = most_violated_table(pos_prefix, neg_prefix, loss, beta)

@@ -16,13 +16,13 @@ from _reference import (
     odm_statistics,
 )
 
-from mmc._base import rows
 from mmc._core._odmc import (
     coordinate_epoch,
     labelling_sums,
     mixture_margins,
     solve_sample_wrapper,
 )
+from mmc._rows import rows
 
 CASES = [
     pytest.param(

@@ -471,8 +471,8 @@ def test_centred_statistics_follow_the_reassignments(sparse, dtype):
     # them through M_c and U_c: after constraints are added and samples
     # change class, the centred Gram matrix and W must be those of the
     # centred samples.
-    from mmc._base import column_means
     from mmc._cpm3c_constraints import MulticlassConstraints
+    from mmc._rows import column_means
 
     rng = np.random.default_rng(0)
     k = 3

@@ -6,7 +6,7 @@ from sklearn.datasets import make_blobs
 from sklearn.exceptions import ConvergenceWarning
 
 from mmc import CPM3C
-from mmc._cutting_plane import cutting_plane_run
+from mmc._cutting_plane_run import cutting_plane_run
 
 
 class _ScriptedWorkingSet:

@@ -37,8 +37,8 @@ from _reference import (
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mmc._base import rows
 from mmc._core import _common, _evo, _odmc
+from mmc._rows import rows
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True, database=None)
 

@@ -111,9 +111,11 @@ def test_multivariate_nmi_scan_interrupted():
     # branch and bound would end the whole fit before the signal arrives.
     latency, returncode, err = _interrupted(
         """
-        import mmc._multivariate
+        import mmc._multivariate_constraints
         X = make_blobs(60_000, n_features=2, centers=2, random_state=0)[0]
-        announce(mmc._multivariate, "most_violated_table", exhaustive=True)
+        announce(
+            mmc._multivariate_constraints, "most_violated_table", exhaustive=True
+        )
         mmc.MultivariateMMC(loss="nmi", random_state=0).fit(X)
         """
     )
@@ -143,9 +145,11 @@ def test_restart_threads_stopped():
     # which must stop both before the process can end.
     latency, returncode, err = _interrupted(
         """
-        import mmc._multivariate
+        import mmc._multivariate_constraints
         X = make_blobs(60_000, n_features=2, centers=2, random_state=0)[0]
-        announce(mmc._multivariate, "most_violated_table", exhaustive=True)
+        announce(
+            mmc._multivariate_constraints, "most_violated_table", exhaustive=True
+        )
         try:
             mmc.MultivariateMMC(
                 loss="nmi", n_init=2, n_jobs=2, random_state=0

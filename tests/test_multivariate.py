@@ -8,7 +8,8 @@ from _reference import most_violated_labelling
 
 from mmc import CPMMC, MultivariateMMC
 from mmc._core._multivariate import table_loss
-from mmc._multivariate import _LARGEST_BETA, _smallest
+from mmc._multivariate import _LARGEST_BETA
+from mmc._multivariate_constraints import _smallest
 from mmc.datasets import make_sparse_clusters
 from mmc.metrics import clustering_error, normalized_mutual_info
 

@@ -2,6 +2,8 @@
 
 import doctest
 import re
+import subprocess
+import sys
 from importlib.metadata import version
 from pathlib import Path
 
@@ -52,6 +54,30 @@ def test_public_names_exist():
     assert {"CPMMC", "MultivariateMMC", "__version__", "metrics"} <= set(mmc.__all__)
     for name in mmc.__all__:
         assert hasattr(mmc, name), name
+
+
+def test_modules_dask_workers_import_leave_out_scikit_learn(tmp_path):
+    """A Dask worker imports the module of each function it is sent to run:
+    those modules (mmc._dask*, and mmc._cpm3c_dual for its sums of squared
+    norms) must not import scikit-learn, scipy.stats or scipy.optimize,
+    about 65 MB more in every worker process (mmc/_rows.py)."""
+    package = Path(mmc.__file__).parent
+    modules = [f"mmc.{path.stem}" for path in sorted(package.glob("_dask*.py"))]
+    modules.append("mmc._cpm3c_dual")
+    heavy = ("sklearn", "scipy.stats", "scipy.optimize")
+    code = "".join(f"import {name}\n" for name in modules) + (
+        f"import sys; print([m for m in {heavy!r} if m in sys.modules])"
+    )
+    # In a fresh interpreter, away from the source tree.
+    result = subprocess.run(
+        [sys.executable, "-I", "-c", code],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert len(modules) >= 7
+    assert result.stdout.strip() == "[]"
 
 
 @pytest.mark.parametrize(

@@ -20,8 +20,8 @@ import numpy as np
 
 import mmc._cpm3c_dual as d
 from mmc import CPM3C
-from mmc._base import row_kernel
 from mmc._core._crammer_singer import dual_epochs
+from mmc._rows import row_kernel
 from mmc.datasets import make_sparse_clusters
 
 N = 30000

@@ -9,7 +9,7 @@ A kernel that passes over the samples takes X as four arguments,
 the arrays of a CSR matrix (int32 indices), or, for a dense C-contiguous X,
 its values flattened (``X.reshape(-1)``) with empty ``X_indices`` and
 ``X_indptr``, row i then being the ``n_features`` values from
-``i * n_features`` (``mmc._base.rows`` makes these arguments). The helpers
+``i * n_features`` (``mmc._rows.rows`` makes these arguments). The helpers
 below find a row's span of ``data`` and apply to it the few operations the
 kernels need (dot products, squared norm, scaled addition, and their
 k-class forms: the k scores of a row, k scaled additions), with a branch

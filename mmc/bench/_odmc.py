@@ -17,8 +17,8 @@ from sklearn.datasets import load_breast_cancer
 from sklearn.preprocessing import StandardScaler
 
 from mmc import CPMMC, ODMC
-from mmc._base import column_means
 from mmc._odmc_relaxed import LabellingWorkingSet, visiting_order
+from mmc._rows import column_means
 from mmc.bench._data import ALL_PAIRS, fits_on_digit_pairs
 from mmc.bench._timing import loglog_slope, time_fit
 from mmc.datasets import make_sparse_clusters

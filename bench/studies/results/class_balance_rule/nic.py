@@ -6,11 +6,11 @@ import time
 import warnings
 
 import mmc
-from mmc import _cpmmc
+from mmc import _cpmmc_constraints
 from mmc.bench._robustness_data import two_class_cases
 from mmc.metrics import clustering_error
 
-WS = _cpmmc._SubsetConstraints
+WS = _cpmmc_constraints._SubsetConstraints
 WS.free = property(lambda self: self.size > 0)
 
 

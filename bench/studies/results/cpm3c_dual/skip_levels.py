@@ -30,7 +30,7 @@ from sklearn.datasets import make_blobs
 import mmc._cpm3c as cpm3c_module
 import mmc._cpm3c_dual as dual
 from mmc import CPM3C
-from mmc._cutting_plane import RunResult
+from mmc._cutting_plane_run import RunResult
 from mmc.bench._data import digits
 from mmc.bench._robustness_data import multiclass_cases, two_class_cases
 from mmc.metrics import clustering_error
