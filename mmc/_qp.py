@@ -181,8 +181,8 @@ def _satisfies_kkt(hessian, linear, constraints, bounds, n_equalities, x, multip
 def _solve_qp_slsqp(hessian, linear, constraints, bounds, n_equalities):
     """Fallback for :func:`solve_qp` when quadprog fails repeatedly."""
     # Imported here: the Dask workers import this module (through the
-    # working sets) but never solve a QP, and these add about 60 MB to each
-    # (mmc/_rows.py).
+    # working sets) but never solve a QP, and these bring scikit-learn and
+    # scipy.optimize (mmc/_rows.py).
     from scipy.optimize import minimize
     from sklearn.exceptions import ConvergenceWarning
 

@@ -4,7 +4,9 @@ small array helpers around them.
 Importable without scikit-learn (and so are the modules of every function a
 Dask worker runs, :mod:`mmc._dask` and the ``mmc._dask_*`` modules): a worker
 imports the module of each function it is sent, and scikit-learn with the
-SciPy modules it loads would add about 65 MB to every worker process.
+SciPy modules it loads (scipy.stats, scipy.optimize) added 58 MB to every
+worker process after fits of the three estimators that take Dask arrays
+(``bench/dask/worker_imports.md``).
 """
 
 import functools

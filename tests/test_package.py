@@ -60,7 +60,7 @@ def test_modules_dask_workers_import_leave_out_scikit_learn(tmp_path):
     """A Dask worker imports the module of each function it is sent to run:
     those modules (mmc._dask*, and mmc._cpm3c_dual for its sums of squared
     norms) must not import scikit-learn, scipy.stats or scipy.optimize,
-    about 65 MB more in every worker process (mmc/_rows.py)."""
+    58 MB more in every worker process (bench/dask/worker_imports.md)."""
     package = Path(mmc.__file__).parent
     modules = [f"mmc.{path.stem}" for path in sorted(package.glob("_dask*.py"))]
     modules.append("mmc._cpm3c_dual")
