@@ -106,10 +106,11 @@ def frame_values(X):
     """The values of a Dask DataFrame, as a Dask array of its rows.
 
     Each partition becomes a chunk of rows; their lengths are computed (a
-    pass over the partitions), since a fit must know them. Columns of
-    float32 only give float32, any other numbers (integers, booleans,
-    pandas' nullable types, whose missing values become NaN and are then
-    refused as in memory) float64.
+    pass over the partitions), since a fit must know them. The values take
+    the columns' common NumPy type, as scikit-learn's validation gives a
+    pandas DataFrame, pandas' nullable types counting as float64 (their
+    missing values NaN, then refused as in memory); :class:`mmc._dask.
+    RowBlocks` then fits it in float32 or float64 as it does any Dask array.
 
     Returns
     -------
@@ -120,10 +121,11 @@ def frame_values(X):
     """
     import_dask()
     feature_names = _check_frame(X)
-    dtypes = set(X.dtypes)
-    dtype = np.float32 if dtypes == {np.dtype(np.float32)} else np.float64
-    if dtypes != {np.dtype(dtype)}:
-        X = X.astype(dtype)
+    # pandas would give mixed or nullable columns an object array.
+    dtypes = [t if isinstance(t, np.dtype) else np.dtype(np.float64) for t in X.dtypes]
+    common = np.result_type(*dtypes)
+    if any(t != common for t in X.dtypes):
+        X = X.astype(common)
     return X.to_dask_array(lengths=True), feature_names
 
 

@@ -88,6 +88,30 @@ def test_frame_columns_of_other_numbers_are_float64(sync_scheduler):
     np.testing.assert_array_equal(est.labels_, expected.labels_)
 
 
+@pytest.mark.parametrize(
+    "dtypes", [{"b": "bool"}, {"b": "int8"}, {"b": "Int64"}], ids=str
+)
+def test_frame_values_take_the_dtype_of_the_in_memory_fit(sync_scheduler, dtypes):
+    """float32 columns with booleans or small integers are fitted in
+    float32, as scikit-learn's validation gives them in memory (not in a
+    float64 copy); nullable integers make float64."""
+    from sklearn.utils.validation import check_array
+
+    from mmc._dask import RowBlocks
+    from mmc._dask_api import frame_values
+
+    frame = _frame(np.float32)
+    frame["b"] = frame["b"].round()
+    frame = frame.astype(dtypes)
+    in_memory = check_array(frame, dtype=[np.float64, np.float32])
+    values, _ = frame_values(_partitioned(frame))
+    assert RowBlocks(values).dtype == in_memory.dtype
+    on_frame = CPMMC(random_state=0).fit(_partitioned(frame))
+    np.testing.assert_array_equal(
+        on_frame.labels_, CPMMC(random_state=0).fit(frame).labels_
+    )
+
+
 def test_frame_feature_names(sync_scheduler):
     est = CPMMC(random_state=0).fit(_partitioned(_frame()))
     renamed = _partitioned(_frame().rename(columns={"a": "z"}))
