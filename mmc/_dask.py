@@ -22,7 +22,7 @@ Dask is imported only when a Dask array is given; without it (the
 import numpy as np
 import scipy.sparse as sp
 
-from mmc._core import _linear
+from mmc._core import _common, _linear
 from mmc._dask_api import import_dask
 from mmc._rows import _canonical_csr, _with_int32_indices, check_largest_magnitude, rows
 
@@ -135,12 +135,22 @@ def row_products(block, Q):
     return out
 
 
-def weighted_row_sums(W, block):
-    """``W.T @ block`` in float64 (the rows of block summed with the weights
-    in each column of W), by SciPy's sparse product."""
-    result = sp.csr_matrix(W.T, dtype=np.float64) @ block
-    result = result.toarray() if sp.issparse(result) else result
-    return np.asarray(result, dtype=np.float64)
+def weighted_row_sums(W, block, selected=None):
+    """``W.T @ block[selected]`` in float64 (the selected rows of block, all
+    by default, summed with the weights in each column of W), in the order
+    of SciPy's sparse product but without a float64 copy of the block or of
+    its selected rows: a float32 block of a worker's memory is not doubled
+    for the pass."""
+    if selected is None:
+        selected = np.arange(block.shape[0], dtype=np.int32)
+    out = np.zeros((W.shape[1], block.shape[1]))
+    _common.weighted_row_sums(
+        *rows(block),
+        np.asarray(selected, dtype=np.int32),
+        np.ascontiguousarray(W, dtype=np.float64),
+        out,
+    )
+    return out
 
 
 def align_to_segments(X, segment_rows):

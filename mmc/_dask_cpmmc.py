@@ -105,7 +105,7 @@ def _update_block(block, state, shared):
     # Each flipped sample moves Z[k] by 2 s_i x_i (and the sign sum by
     # 2 s_i) for every constraint k that holds it.
     weights = members * (2.0 * signs[flipped])[:, None]
-    dZ = weighted_row_sums(weights, block[flipped])
+    dZ = weighted_row_sums(weights, block, flipped)
     if sp.issparse(block):
         dZ = sp.csr_matrix(dZ)
     state = {**state, "signs": signs, "decision": decision}

@@ -123,17 +123,50 @@ def _column_form(X):
 
 
 def rounding_scale(X):
-    """X in float64 (CSR in canonical form), its squared row norms, and the
-    relative bound ``rel`` on the rounding error of its squared distances
-    (see :func:`stable_kmeans`)."""
+    """X as the kernels read it (C-contiguous, or CSR in canonical form),
+    its squared row norms in float64, and the relative bound ``rel`` on the
+    rounding error of its squared distances (see :func:`stable_kmeans`).
+
+    float32 X stays float32: the kernels compute in float64 whatever the
+    input dtype, and every float32 value is exactly a float64 one, so the
+    numbers are those of a float64 copy, which would take twice the memory
+    of X (of each block of a Dask array, on its worker). Other dtypes
+    become float64.
+    """
     if sp.issparse(X):
-        X = _with_int32_indices(sp.csr_matrix(X, dtype=np.float64))
+        X = _with_int32_indices(sp.csr_matrix(X, dtype=_kernel_dtype(X.dtype)))
         if not X.has_canonical_format:  # sorted indices, no duplicates
             X = X.copy()
             X.sum_duplicates()
     else:
-        X = np.ascontiguousarray(X, dtype=np.float64)
-    return X, squared_row_norms(X), relative_rounding_bound(X.shape[1])
+        X = np.ascontiguousarray(X, dtype=_kernel_dtype(X.dtype))
+    return X, _float64_row_norms(X), relative_rounding_bound(X.shape[1])
+
+
+def _kernel_dtype(dtype):
+    return dtype if dtype in (np.float32, np.float64) else np.float64
+
+
+# Rows of float32 X converted to float64 at a time for their norms: 4 MB.
+_NORM_CHUNK_BYTES = 2**22
+
+
+def _float64_row_norms(X):
+    """:func:`squared_row_norms` of X converted to float64, without
+    converting all of X at once (the same numbers: NumPy computes each
+    row's norm alone)."""
+    if X.dtype == np.float64:
+        return squared_row_norms(X)
+    if sp.issparse(X):
+        data = X.data.astype(np.float64)
+        return squared_row_norms(sp.csr_matrix((data, X.indices, X.indptr), X.shape))
+    step = max(1, _NORM_CHUNK_BYTES // (8 * max(1, X.shape[1])))
+    norms = np.empty(X.shape[0])
+    for start in range(0, X.shape[0], step):
+        norms[start : start + step] = squared_row_norms(
+            X[start : start + step].astype(np.float64)
+        )
+    return norms
 
 
 def relative_rounding_bound(n_features):
@@ -248,7 +281,7 @@ def _stable_kmeans(X, norms, rel, n_clusters, draws, max_iter, columns):
         _core.seed_distances(
             *X_rows,
             norms,
-            np.ascontiguousarray(rows_T),
+            np.ascontiguousarray(rows_T, dtype=np.float64),
             norms[candidates],
             rel,
             closest,
@@ -272,7 +305,8 @@ def _stable_kmeans(X, norms, rel, n_clusters, draws, max_iter, columns):
         chosen[c] = candidates[best]
         closest = D[best]
     centres = X[chosen]
-    centres = centres.toarray() if sp.issparse(centres) else centres.copy()
+    centres = centres.toarray() if sp.issparse(centres) else centres
+    centres = centres.astype(np.float64)  # (a copy)
 
     # Lloyd iterations: each assignment also sums the clusters it makes, in
     # the order of the samples; the sums of the last one (no label changed)

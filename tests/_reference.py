@@ -321,6 +321,14 @@ def signed_row_sum(X, labels):
     return (np.asarray(labels, dtype=np.float64) @ X) / X.shape[0]
 
 
+def weighted_row_sums(X, selected, weights):
+    """``weights.T @ X[selected]``, in float64.
+
+    Twin of ``mmc._core._common.weighted_row_sums``.
+    """
+    return np.asarray(weights, dtype=np.float64).T @ _dense64(X)[selected]
+
+
 def contingency_tables(labellings, signs):
     """Helper: table (a, b, c, d) of each labelling column against the signs.
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from _data import random_X
-from _reference import balanced_signs, column_sums, signed_row_sum
+from _reference import balanced_signs, column_sums, signed_row_sum, weighted_row_sums
 
 from mmc._core import _common
 from mmc._core._common import balanced_signs as balanced_signs_kernel
@@ -72,6 +72,52 @@ def test_row_sq_norms_match_reference(dtype, sparse):
     row_kernel(X, _common.row_sq_norms)(out)
     dense = (X.toarray() if sparse else X).astype(np.float64)
     np.testing.assert_allclose(out, (dense**2).sum(axis=1), rtol=1e-12)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(1, 1), (9, 4), (120, 23)])
+def test_weighted_row_sums_match_reference(shape, dtype, sparse):
+    rng = np.random.default_rng(3)
+    X = random_X(rng, *shape, dtype, sparse)
+    # Rows out of order and repeated; some weights zero.
+    selected = rng.integers(shape[0], size=2 * shape[0]).astype(np.int32)
+    weights = rng.normal(size=(selected.size, 3))
+    weights[rng.random(weights.shape) < 0.3] = 0.0
+    start = rng.normal(size=(3, shape[1]))
+    out = start.copy()
+    row_kernel(X, _common.weighted_row_sums)(selected, weights, out)
+    expected = start + weighted_row_sums(X, selected, weights)
+    np.testing.assert_allclose(out, expected, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_weighted_row_sums_are_scipys_product_to_the_last_bit(dtype, sparse):
+    # The Dask passes replaced SciPy's product of the CSR matrix of the
+    # weights with a float64 copy of the rows by this kernel: the same sums
+    # in the same order, so the same fits.
+    rng = np.random.default_rng(4)
+    X = random_X(rng, 300, 17, dtype, sparse)
+    selected = np.sort(rng.choice(300, size=120, replace=False)).astype(np.int32)
+    weights = rng.normal(size=(120, 4))
+    weights[rng.random(weights.shape) < 0.3] = 0.0
+    out = np.zeros((4, 17))
+    row_kernel(X, _common.weighted_row_sums)(selected, weights, out)
+    product = sp.csr_matrix(weights.T) @ X[selected].astype(np.float64)
+    product = product.toarray() if sp.issparse(product) else product
+    np.testing.assert_array_equal(out, product)
+
+
+def test_weighted_row_sums_without_rows_or_features_leave_out_alone():
+    out = np.arange(6.0).reshape(2, 3)
+    none = np.zeros(0, dtype=np.int32)
+    _common.weighted_row_sums(*rows(np.ones((4, 3))), none, np.zeros((0, 2)), out)
+    np.testing.assert_array_equal(out, np.arange(6.0).reshape(2, 3))
+    empty = np.zeros((2, 0))
+    selected = np.array([1, 0], dtype=np.int32)
+    _common.weighted_row_sums(*rows(np.ones((4, 0))), selected, np.ones((2, 2)), empty)
+    assert empty.shape == (2, 0)
 
 
 @pytest.mark.parametrize("bound", [0, 1, 2, 4, 9])

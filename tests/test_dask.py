@@ -439,6 +439,10 @@ def test_block_products_match_numpy(dtype, sparse):
     X64 = X.astype(np.float64)
     np.testing.assert_allclose(row_products(block, Q), X64 @ Q, rtol=1e-10)
     np.testing.assert_allclose(weighted_row_sums(W, block), W.T @ X64, rtol=1e-10)
+    some = np.array([3, 0, 17, 39], dtype=np.int32)
+    np.testing.assert_allclose(
+        weighted_row_sums(W[:4], block, some), W[:4].T @ X64[some], rtol=1e-10
+    )
 
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])

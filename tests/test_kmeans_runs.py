@@ -165,6 +165,39 @@ def test_a_failing_run_on_threads_stops_the_others_and_is_raised(monkeypatch):
 
 
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_float32_runs_are_those_of_the_float64_copy_without_making_it(
+    monkeypatch, sparse
+):
+    # float32 X is not copied to float64 (twice its memory, of each block
+    # of a Dask array on its worker): the kernels compute in float64 from
+    # its values, and the squared norms are taken a few rows at a time, so
+    # every number is that of the float64 copy, to the last bit.
+    monkeypatch.setattr(kmeans, "_NORM_CHUNK_BYTES", 8 * 13 * 7)  # 7 rows
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((400, 13)) * rng.uniform(0.1, 50.0, 13)
+    X[:150] += 4.0 * rng.standard_normal(13)
+    X[rng.random(X.shape) < 0.3] = 0.0
+    X32 = X.astype(np.float32)
+    X32 = sp.csr_matrix(X32) if sparse else X32
+    X64 = X32.astype(np.float64)
+    prepared, norms, _ = kmeans.rounding_scale(X32)
+    assert prepared.dtype == np.float32
+    if not sparse:
+        assert np.shares_memory(prepared, X32)
+    np.testing.assert_array_equal(norms, kmeans.rounding_scale(X64)[1])
+    for n_runs in (1, 4):
+        np.testing.assert_array_equal(
+            best_kmeans_centres(X32, 5, np.random.RandomState(0), n_runs),
+            best_kmeans_centres(X64, 5, np.random.RandomState(0), n_runs),
+        )
+    seeding = kmeans.stable_kmeans(X32, 5, np.random.RandomState(1), max_iter=0)
+    assert seeding.dtype == np.float64
+    np.testing.assert_array_equal(
+        seeding, kmeans.stable_kmeans(X64, 5, np.random.RandomState(1), max_iter=0)
+    )
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_two_cluster_kmeans_start_is_one_stable_run(monkeypatch, sparse, dtype):
     # The "kmeans" start of CPMMC, MultivariateMMC and ODMC is the first run

@@ -1,9 +1,9 @@
 """Row kernels shared by several estimators, and the conventions of all kernels.
 
 Here are the passes over X that more than one algorithm makes (column sums,
-squared row norms, signed row sums, the mean hinge loss) and the small
-problems they share (the best labelling under a class balance, the minimum
-of a maximum of lines). ``_common.pxd`` declares how every kernel reads the
+squared row norms, signed and weighted row sums, the mean hinge loss) and
+the small problems they share (the best labelling under a class balance,
+the minimum of a maximum of lines). ``_common.pxd`` declares how every kernel reads the
 rows of X, dense or CSR (so that each kernel is written once for both), and
 the random numbers of the kernels.
 
@@ -66,6 +66,57 @@ def column_sums(
         for i in range(n_samples):
             _row_span(indptr, n_features, i, &start, &end)
             _row_axpy(1.0, data, indices, start, end, &out[0])
+
+
+def weighted_row_sums(
+        const floating[::1] X_data,       # IN
+        const int[::1] X_indices,         # IN
+        const int[::1] X_indptr,          # IN
+        Py_ssize_t n_features,            # IN
+        const int[::1] selected,          # IN, (n_selected,)
+        const double[:, ::1] weights,     # IN, (n_selected, n_sums)
+        double[:, ::1] out,               # INOUT, (n_sums, n_features)
+):
+    """Add ``weights.T @ X[selected]`` to ``out``, accumulated in float64.
+
+    Row ``selected[r]`` of X is added to ``out[p]`` with the weight
+    ``weights[r, p]``, r in increasing order and zero weights skipped: each
+    sum accumulates its terms in the order (and with the double rounding)
+    of SciPy's product of the CSR matrix of ``weights.T`` with X, without
+    the float64 copy of X or of its selected rows that the product makes.
+
+    Parameters
+    ----------
+    X_data, X_indices, X_indptr, n_features
+        The rows of X, of shape (n_samples, n_features): its CSR arrays, or
+        its values flattened with empty indices (see ``_common.pxd``).
+
+    selected : ndarray of shape (n_selected,), dtype=int32
+        Rows of X, each in ``0 .. n_samples - 1``.
+
+    weights : ndarray of shape (n_selected, n_sums), dtype=float64
+        Weight of each selected row in each sum.
+
+    out : ndarray of shape (n_sums, n_features), dtype=float64
+        Buffer to which the weighted sums are added in place.
+    """
+    cdef:
+        const floating *data = _values(X_data)
+        const int *indices = _indices(X_indices)
+        const int *indptr = _indices(X_indptr)
+        Py_ssize_t n_sums = weights.shape[1]
+        Py_ssize_t r, p, start, end
+        double weight
+
+    if n_features == 0:
+        return
+    with nogil:
+        for r in range(selected.shape[0]):
+            _row_span(indptr, n_features, selected[r], &start, &end)
+            for p in range(n_sums):
+                weight = weights[r, p]
+                if weight != 0.0:
+                    _row_axpy(weight, data, indices, start, end, &out[p, 0])
 
 
 cdef double _max_affine(
