@@ -3,9 +3,9 @@
 Here are the passes over X that more than one algorithm makes (column sums,
 squared row norms, signed and weighted row sums, the mean hinge loss) and
 the small problems they share (the best labelling under a class balance,
-the minimum of a maximum of lines). ``_common.pxd`` declares how every kernel reads the
-rows of X, dense or CSR (so that each kernel is written once for both), and
-the random numbers of the kernels.
+the minimum of a maximum of lines). ``_common.pxd`` declares how every
+kernel reads the rows of X, dense or CSR (so that each kernel is written
+once for both), and the random numbers of the kernels.
 
 The kernels follow scikit-learn's k-means kernels: ``def`` entry points
 take typed memoryviews (``const`` for inputs, preallocated buffers for
