@@ -328,7 +328,7 @@ class RowBlocks:
         if client is not None:
             # Unique keys: a key released by an earlier fit may still be
             # on its way out of the scheduler.
-            return client.scatter(parts, hash=False)
+            return _guarded(lambda: client.scatter(parts, hash=False))
         return [self.dask.delayed(part, pure=True) for part in parts]
 
     def gather(self, states):
@@ -365,11 +365,14 @@ def _guarded(function, *args):
     try:
         return function(*args)
     except Exception as exc:
+        # (CommClosedError: a worker's connection closed as it was lost,
+        # during a scatter for one.)
         lost = type(exc).__name__ in (
             "KilledWorker",
             "CancelledError",
             "FutureCancelledError",
             "FutureLostError",
+            "CommClosedError",
         )
         if not lost:
             raise
@@ -377,7 +380,8 @@ def _guarded(function, *args):
             "A Dask worker holding part of the fit's state was lost (or the "
             f"computation was cancelled): {type(exc).__name__}: {exc}. The "
             "per-sample state of a cutting-plane fit lives on the workers and "
-            "is not recomputed; fit again."
+            "is not recomputed; fit again. A worker stopped by its memory "
+            "limit needs smaller chunks of X or more memory."
         ) from exc
 
 

@@ -412,6 +412,22 @@ def test_worker_lost_mid_fit_completes_or_raises(client):
     client.wait_for_workers(2, timeout=TIMEOUT)
 
 
+def test_worker_lost_while_scattering_states_is_a_clear_error(client, monkeypatch):
+    """A worker lost while the per-block states are scattered to the workers
+    (measured: a worker over its memory limit, bench/dask/tight_workers.md)
+    is the clear error of a lost worker, not distributed's CommClosedError."""
+    from distributed.comm.core import CommClosedError
+
+    from mmc._dask import DaskWorkerLost
+
+    def scatter(*args, **kwargs):
+        raise CommClosedError("in <TCP (closed) ConnectionPool.scatter>")
+
+    monkeypatch.setattr(client, "scatter", scatter)
+    with pytest.raises(DaskWorkerLost, match="worker"):
+        CPMMC(n_init=1, random_state=0).fit(_chunked(_blobs(), 60))
+
+
 @pytest.mark.parametrize("seed", range(5))
 @pytest.mark.parametrize("shape", [(7, 3), (500, 3), (2000, 2), (300, 1)])
 def test_right_singular_vectors_match_numpy_svd_signs_included(seed, shape):
