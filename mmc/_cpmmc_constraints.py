@@ -30,27 +30,34 @@ class _SubsetConstraints:
     """
 
     def __init__(self, X, x_mean, capacity, C, class_balance):
-        n_samples, n_features = X.shape
+        self._set_statistics(X, x_mean, capacity, C, class_balance)
+        n_samples = X.shape[0]
+        self.decision = np.empty(n_samples)
+        self.signs = None
+        self._flipped = np.empty(n_samples, dtype=np.int32)
+        self._most_violated = row_kernel(X, most_violated)
+        self._apply_flips = row_kernel(X, apply_flips)
+        self.constraints = np.zeros((n_samples, capacity), dtype=np.uint8)
+        self._projections = np.zeros(capacity)
+
+    def _set_statistics(self, X, x_mean, capacity, C, class_balance):
+        """What the working set keeps of size independent of n: the dual,
+        the iterate, and the statistics of ``capacity`` constraints (none
+        yet). The Dask working set keeps these on the driver too."""
+        n_features = X.shape[1]
         self.X = X
         self.x_mean = x_mean
         self.class_balance = class_balance
         self.dual = CPMMCDual(C, class_balance)
         self.coef = np.zeros(n_features)
         self.intercept = 0.0
-        self.decision = np.empty(n_samples)
-        self.signs = None
-        self._flipped = np.empty(n_samples, dtype=np.int32)
         self.mean_sq_norm = float(x_mean @ x_mean)
-        self._most_violated = row_kernel(X, most_violated)
-        self._apply_flips = row_kernel(X, apply_flips)
         self.size = 0
-        self.constraints = np.zeros((n_samples, capacity), dtype=np.uint8)
         self.Z = np.zeros((capacity, n_features))
         self.sizes = np.zeros(capacity)
         self.sign_sums = np.zeros(capacity)
         self.ZZt = np.zeros((capacity, capacity))
         self.Z_mean = np.zeros(capacity)
-        self._projections = np.zeros(capacity)
 
     def _grow(self):
         capacity = 2 * self.constraints.shape[1]

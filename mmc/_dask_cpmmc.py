@@ -26,7 +26,6 @@ from mmc._core import _linear
 from mmc._core._cpmmc import flip_signs, most_violated
 from mmc._cpmmc_constraints import _SubsetConstraints
 from mmc._dask import weighted_row_sums
-from mmc._qp import CPMMCDual
 from mmc._rows import grow_columns, grow_rows, rows
 
 # Columns of memberships a block starts with (they double as needed).
@@ -132,21 +131,8 @@ class DaskSubsetConstraints(_SubsetConstraints):
     _speculate = True
 
     def __init__(self, X, x_mean, capacity, C, class_balance):
-        n_features = X.shape[1]
-        self.X = X
-        self.x_mean = x_mean
-        self.class_balance = class_balance
-        self.dual = CPMMCDual(C, class_balance)
-        self.coef = np.zeros(n_features)
-        self.intercept = 0.0
-        self.mean_sq_norm = float(x_mean @ x_mean)
-        self.size = 0
+        self._set_statistics(X, x_mean, capacity, C, class_balance)
         self.capacity = capacity
-        self.Z = np.zeros((capacity, n_features))
-        self.sizes = np.zeros(capacity)
-        self.sign_sums = np.zeros(capacity)
-        self.ZZt = np.zeros((capacity, capacity))
-        self.Z_mean = np.zeros(capacity)
         self.states = None
         self.n_positive = 0
         # Per-block results of the most violated constraint at the iterate
