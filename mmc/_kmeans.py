@@ -154,7 +154,10 @@ _NORM_CHUNK_BYTES = 2**22
 def _float64_row_norms(X):
     """:func:`squared_row_norms` of X converted to float64, without
     converting all of X at once (the same numbers: NumPy computes each
-    row's norm alone)."""
+    row's norm alone). Not the ``row_sq_norms`` kernel, which needs no
+    conversion: its sums in the order of the features round differently
+    from NumPy's, and the k-means of float32 X would no longer be that of
+    its float64 copy to the last bit."""
     if X.dtype == np.float64:
         return squared_row_norms(X)
     if sp.issparse(X):
