@@ -34,6 +34,33 @@ from mmc._kmeans import stable_kmeans
 KMEANS_ITERATIONS = 3
 SAMPLES_PER_LANDMARK = 10
 
+# Rows of X that FastEvoMMC's basis maps and projects at a time
+# (nystroem_basis): memory of one n x r float64 array instead of two (a
+# fit on 10^6 x 50 float32 rows, r = 300: 5,151 -> 2,811 MB beyond X;
+# bench/studies/fastevommc_memory.md). Data of one block are computed by
+# the products of the whole, as before.
+BASIS_BLOCK_ROWS = 1 << 16
+
+
+def row_blocks(n_rows, block_rows=None):
+    """Slices of at most ``block_rows`` consecutive rows (by default
+    :data:`BASIS_BLOCK_ROWS`)."""
+    block_rows = block_rows or BASIS_BLOCK_ROWS
+    return [
+        slice(start, min(start + block_rows, n_rows))
+        for start in range(0, n_rows, block_rows)
+    ]
+
+
+def absolute_column_sums(V):
+    """``np.abs(V).sum(axis=0)`` of a 2-D V, the blocks of
+    :func:`row_blocks` one at a time: no n x r temporary beyond one block
+    (and, with one block, the very same sums)."""
+    sums = np.zeros(V.shape[1])
+    for rows in row_blocks(V.shape[0]):
+        sums += np.abs(V[rows]).sum(axis=0)
+    return sums
+
 
 class Basis(namedtuple("Basis", ["V", "weights", "sigma"])):
     """Spectral summary of a kernel matrix for a regularisation ``reg``.
@@ -104,7 +131,7 @@ def fixed_point(V, overwrite=False):
     With ``overwrite`` V (float64) is rounded in place, without the two
     temporaries of its size that the expression would allocate.
     """
-    bound = 3.0 * float(np.abs(V).sum(axis=0).max(initial=0.0))
+    bound = 3.0 * float(absolute_column_sums(V).max(initial=0.0))
     if not bound > 0.0:
         return V
     _, exponent = math.frexp(bound)  # bound < 2**exponent
@@ -205,10 +232,23 @@ def canonical_signs(V, rtol=1e-8):
     choice back to the rounding: the choice can still flip only if a
     magnitude lies within the rounding error of the tie threshold itself.
     """
-    magnitude = np.abs(V)
-    top = magnitude.max(axis=0, initial=0.0)
-    first = np.argmax(magnitude >= (1.0 - rtol) * top, axis=0)
-    return np.where(V[first, np.arange(V.shape[1])] < 0, -1.0, 1.0)
+    n_rows, n_columns = V.shape
+    top = np.zeros(n_columns)
+    if n_rows:
+        top = np.maximum(V.max(axis=0), -V.min(axis=0))  # |V|'s, no n x r temporary
+    threshold = (1.0 - rtol) * top
+    first = np.zeros(n_columns, dtype=np.intp)
+    pending = np.ones(n_columns, dtype=bool)
+    # (Any blocks give the same signs: small ones, small temporaries.)
+    for rows in row_blocks(n_rows, 4096):
+        hits = np.abs(V[rows])[:, pending] >= threshold[pending]
+        found = hits.any(axis=0)
+        columns = np.flatnonzero(pending)[found]
+        first[columns] = rows.start + np.argmax(hits[:, found], axis=0)
+        pending[columns] = False
+        if not pending.any():
+            break
+    return np.where(V[first, np.arange(n_columns)] < 0, -1.0, 1.0)
 
 
 def exact_basis(K, reg):
@@ -233,9 +273,13 @@ def nystroem_basis(feature_map, X, reg):
     O(n r^2), several times faster than a thin SVD of L), then
     ``V = L W S^-1`` on the components with S^2 above 1e-10 of the largest:
     their columns are orthonormal to about 1e-6 or better, and the weights
-    ``S^2 / (S^2 + n reg)`` of the others are negligible. L is computed here
-    and freed once V is formed, and V becomes the basis's V without a copy,
-    so at most two n x r float64 arrays are alive at once.
+    ``S^2 / (S^2 + n reg)`` of the others are negligible.
+
+    L and V are formed :data:`BASIS_BLOCK_ROWS` rows at a time in one n x r
+    float64 buffer (V overwrites L as its rows are used), and V becomes the
+    basis's V without a copy: one n x r array, where mapping all the rows at
+    once makes two (the kernel values and L, then L and V). Data of at most
+    that many rows are one block, computed by the products of the whole.
 
     Returns
     -------
@@ -246,14 +290,29 @@ def nystroem_basis(feature_map, X, reg):
         The rows of ``W'`` of the components kept, in the same order (the
         basis may drop a tail of them).
     """
-    L = np.asarray(feature_map.transform(X), dtype=np.float64)
+    n_samples = X.shape[0]
+    blocks = row_blocks(n_samples) or [slice(0, 0)]
+    buffer = None
+    for rows in blocks:
+        features = feature_map.transform(X if len(blocks) == 1 else X[rows])
+        if buffer is None:
+            buffer = np.empty(n_samples * features.shape[1])
+        L = buffer.reshape(n_samples, -1)
+        L[rows] = features
+        del features
     s2, W = scipy.linalg.eigh(L.T @ L, check_finite=False)
     order = np.argsort(-s2, kind="stable")
     s2, W = s2[order], W[:, order]
     keep = s2 > 1e-10 * max(float(s2[0]), 0.0)
     s2, W = s2[keep], W[:, keep]
-    V = L @ (W / np.sqrt(s2))
-    del L
+    projection = W / np.sqrt(s2)
+    # Row i of V (n x m, m <= r) takes the m values of the buffer from i m,
+    # which hold rows of L at most i: block after block, each block's rows
+    # of L are read (into the product) before V is written over them.
+    V = buffer[: n_samples * projection.shape[1]].reshape(n_samples, -1)
+    for rows in blocks:
+        V[rows] = L[rows] @ projection
+    del L, buffer
     # Fix each singular vector's sign (see canonical_signs), on both sides.
     signs = canonical_signs(V)
     V *= signs
