@@ -3,8 +3,8 @@
 The driver keeps what :class:`mmc._cpm3c_dual.DualMulticlassSVM` keeps of
 size independent of n (the weights, C, the run's progress) and runs its
 CCCP unchanged (:func:`mmc._cpm3c_dual.dual_cccp_run`). What it keeps per
-sample (the dual variables, the assignments, the gaps, ``x_i . mean`` and
-the squared norms, the visiting order of the epochs and its generators)
+sample (the dual variables, the assignments, ``x_i . mean`` and the
+squared norms, the visiting order of the epochs and its generators)
 lives beside each block, and the passes run on the blocks with the same
 kernels:
 
@@ -56,15 +56,17 @@ from mmc._rows import row_kernel, rows
 
 
 def _start_block(block, first_row, shared):
-    """A block's state at a start: each row at its nearest centre and its
-    runner-up the nearest other (``start_assignment``), ``x_i . mean`` and
-    the centred squared norms (``centred_row_stats``) plus the square of
-    the constant feature, ``intercept_scale``."""
+    """A block's state at a start: each row at its nearest centre
+    (``start_assignment``), ``x_i . mean`` and the centred squared norms
+    (``centred_row_stats``) plus the square of the constant feature,
+    ``intercept_scale``. (The runners-up and the gaps of the assignment
+    step are the kernel's outputs of one pass, not kept: the state is most
+    of what the workers hold.)"""
     x_mean, mean_sq_norm, intercept_scale, centres, n_clusters = shared
     n_rows = block.shape[0]
     start = SimpleNamespace(X=block, _assign=row_kernel(block, assign))
     add_assignment_buffers(start, n_rows)
-    runner = start_assignment(start, centres, None)
+    start_assignment(start, centres, None)
     x_dot_mean, sq_norms = centred_row_stats(block, x_mean, mean_sq_norm)
     state = {
         "first_row": first_row,
@@ -73,8 +75,6 @@ def _start_block(block, first_row, shared):
         "sq_norms": sq_norms + intercept_scale**2,
         "alpha": np.zeros((n_rows, n_clusters)),
         "assignment": start.assignment,
-        "runner": runner,
-        "gap": start.gap,
     }
     return state, np.bincount(start.assignment, minlength=n_clusters)
 
@@ -127,22 +127,21 @@ def _assign_block(block, state, shared):
     if keep:
         state["before"] = state["assignment"]
     state["assignment"] = state["assignment"].copy()
-    state["runner"] = state["runner"].copy()
-    state["gap"] = np.empty(n_rows)
+    gap = np.empty(n_rows)
     assign(
         *rows(block),
         W_T,
         intercepts,
         state["assignment"],
-        state["runner"],
-        state["gap"],
+        np.empty(n_rows, dtype=np.uint8),  # the runners-up
+        gap,
         np.empty(n_rows, dtype=np.int32),
         np.empty(n_rows, dtype=np.uint8),
         pinned=pinned,
     )
     counts = np.bincount(state["assignment"], minlength=len(intercepts))
     moved = int(np.count_nonzero(state["assignment"] != state["before"]))
-    return state, (counts, mean_hinge_loss(state["gap"]) * n_rows, moved)
+    return state, (counts, mean_hinge_loss(gap) * n_rows, moved)
 
 
 def _scores_block(block, _state, shared):
