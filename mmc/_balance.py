@@ -19,7 +19,9 @@ k-means on the data (:func:`kmeans_cluster_sizes`):
 * otherwise it is the value that the estimator's balance term takes at the
   k-means clustering, plus the papers' 0.03 (:func:`auto_class_balance`),
   so that clusters as unequal as k-means found are allowed, and the margin
-  decides between them and anything more even;
+  decides between them and anything more even, but never an empty cluster
+  (a k-means cluster of one outlier would admit one: the bound stops at one
+  sample of the estimate in the smallest cluster);
 * with ``admit_noise`` (ODMC with the linear kernel), an even estimate
   admits the noise itself: the balance term of the most uneven
   proportions the test still calls even, plus 0.03
@@ -290,16 +292,26 @@ def auto_class_balance(sizes, balance_of, admit_noise=False):
     class_balance : float
         ``PAPER_CLASS_BALANCE`` when the sizes are even within sampling noise
         or unknown,
-        else ``balance_of(proportions) + PAPER_CLASS_BALANCE`` (at most 1 for
-        :func:`size_balance`).
+        else ``balance_of(proportions) + PAPER_CLASS_BALANCE``, but no more
+        than the balance of proportions with one sample of the estimate in
+        the smallest cluster (or than the k-means clustering's own): no
+        empty cluster.
     """
     proportions = estimated_proportions(sizes, admit_noise)
     if proportions is None:
         return PAPER_CLASS_BALANCE
-    class_balance = balance_of(proportions) + PAPER_CLASS_BALANCE
-    if balance_of is size_balance:
-        class_balance = min(class_balance, 1.0)
-    return class_balance
+    # The tolerance never admits an empty cluster, the trivial clustering
+    # the bound is there to exclude: on a tiny k-means cluster (an outlier
+    # cut off) it would, and CPMMC and ODMC then put every sample in one
+    # cluster. The bound stops at that of one sample of the estimate in the
+    # smallest cluster.
+    one_sample = 1.0 / float(np.sum(sizes))
+    smallest = np.full(proportions.size, (1.0 - one_sample) / (proportions.size - 1))
+    smallest[0] = one_sample
+    return min(
+        balance_of(proportions) + PAPER_CLASS_BALANCE,
+        max(balance_of(smallest), balance_of(proportions)),
+    )
 
 
 def size_floors(sizes, n_samples, n_clusters, class_balance, admit_noise=False):
@@ -326,7 +338,9 @@ def size_floors(sizes, n_samples, n_clusters, class_balance, admit_noise=False):
             shares = np.cumsum(np.sort(proportions))[:-1] - (
                 PAPER_CLASS_BALANCE * steps / n_clusters
             )
-            return np.maximum(shares, 0.0) * n_samples
+            # No empty cluster (see auto_class_balance): one sample of the
+            # estimate each, at least.
+            return np.maximum(shares, steps / float(np.sum(sizes))) * n_samples
         class_balance = PAPER_CLASS_BALANCE
     return (1.0 - class_balance) * n_samples / n_clusters * steps
 

@@ -484,6 +484,11 @@ class CPM3C(_CuttingPlaneEstimator):
             hold_intercepts=self.n_clusters == 2 and self.refine_init,
         )
 
+    def _iterations_advice(self):
+        if self.solver_ == "cutting-plane":
+            return super()._iterations_advice()
+        return "CCCP steps of coordinate descent; increase max_iter"
+
     def _epsilon(self):
         """The precision of the solver, with ``"auto"`` resolved."""
         if self.epsilon != "auto":

@@ -55,14 +55,16 @@ class CPMMC(_BinaryCuttingPlane):
         with any other (see Notes).
 
     class_balance : "auto" or float, default="auto"
-        Bound on the absolute mean decision value ``|mean_i f(x_i)|``: 0 asks
-        for decision values that sum to zero, larger values allow more
-        unequal clusters. ``"auto"`` sets it from the data without labels:
-        0.03 (the paper's bound) when the two clusters of k-means (the best
-        of 10 runs on at most 2000 sampled rows; sparse X of more rows keeps
-        0.03) are as even as sampling noise allows (their proportions differ
-        by at most ``3 / sqrt(n)`` for the n rows used), else their
-        imbalance ``|n_1 - n_2| / n`` plus 0.03. The bound used is ``class_balance_``.
+        Bound on the absolute mean decision value ``|mean_i f(x_i)|``, in
+        [0, 1) (at 1, ``f = 1`` puts every sample in one cluster at no
+        cost): 0 asks for decision values that sum to zero, larger values
+        allow more unequal clusters. ``"auto"`` sets it from the data
+        without labels: 0.03 (the paper's bound) when the two clusters of
+        k-means (the best of 10 runs on at most 2000 sampled rows; sparse X
+        of more rows keeps 0.03) are as even as sampling noise allows (their
+        proportions differ by at most ``3 / sqrt(n)`` for the n rows used),
+        else their imbalance ``|n_1 - n_2| / n`` plus 0.03, short of an
+        empty cluster. The bound used is ``class_balance_``.
 
     epsilon : float, default=0.01
         Precision of the cutting-plane method: it stops when no constraint is

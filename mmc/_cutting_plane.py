@@ -78,12 +78,18 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
 
     # Whether fit takes Dask arrays (see mmc/_dask.py).
     _takes_dask = False
+
     # The k-means runs a "kmeans" start takes (best_kmeans_centres): set by
     # each kind of estimator (_BinaryCuttingPlane, CPM3C).
 
     # class_balance="auto": the balance term as a function of the cluster
     # proportions (mmc/_balance.py).
     _balance_of = staticmethod(size_balance)
+
+    def _iterations_advice(self):
+        """What ``max_iter`` counts, and what to change, for the warning of
+        a run that reached it."""
+        return "cutting-plane iterations; increase max_iter or epsilon"
 
     def _fit(self, X):
         """Validate X, map it to the kernel's features and fit on them."""
@@ -212,7 +218,7 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         if not best.converged:
             warn(
                 f"{name} did not converge within max_iter={self.max_iter} "
-                f"cutting-plane iterations; increase max_iter or epsilon.",
+                f"{self._iterations_advice()}.",
                 ConvergenceWarning,
             )
         self.objective_ = float(top_variance * best.objective)
@@ -311,6 +317,13 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
 class _BinaryCuttingPlane(_LinearDecisionMixin, _CuttingPlaneEstimator):
     """Two-cluster estimators: one hyperplane ``w.x + b``, starts from signs."""
 
+    _parameter_constraints: dict = {
+        **_CuttingPlaneEstimator._parameter_constraints,
+        # |mean_i f(x_i)| <= 1 admits w = 0, b = 1: every sample in one
+        # cluster at no cost, whatever the data.
+        "class_balance": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="left")],
+    }
+
     # A "kmeans" start is one run (mmc._starts.initial_signs).
     _kmeans_start_runs = 1
 
@@ -339,4 +352,4 @@ class _BinaryCuttingPlane(_LinearDecisionMixin, _CuttingPlaneEstimator):
         self.coef_ = sign * best.coef
         self.intercept_ = sign * float(best.intercept)
         self.labels_ = (sign * decision > 0).astype(np.intp)
-        warn_if_one_cluster(type(self).__name__, self.labels_)
+        warn_if_one_cluster(type(self).__name__, self.labels_, self.class_balance_)

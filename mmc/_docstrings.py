@@ -10,14 +10,16 @@ parameter shared by several estimators is documented in one place.
 # the least-squares ones, and are documented by each.
 KERNEL_COEFFICIENTS = """\
 gamma : "scale" or float, default="scale"
-        Coefficient of the rbf, poly and sigmoid kernels; ``"scale"`` is
+        Coefficient of the rbf, poly and sigmoid kernels (those of them
+        that the estimator takes); ``"scale"`` is
         ``1 / (n_features * X.var())``, as in :class:`sklearn.svm.SVC`.
 
     degree : int, default=3
         Degree of the poly kernel.
 
     coef0 : float, default=0.0
-        Constant term of the poly and sigmoid kernels."""
+        Constant term of the poly and sigmoid kernels (those of them that
+        the estimator takes)."""
 
 
 # The early stop of CPMMC and MultivariateMMC (CPM3C words it for its

@@ -255,7 +255,7 @@ class FastEvoMMC(_BaseEvoMMC):
     ----------
     n_components : int, float or None, default=None
         Number of landmarks r: an int, a fraction of n_samples in (0, 1]
-        (rounded up), or None for ``min(n_samples, 300)``. With r =
+        (rounded up), or None for ``min(n_samples, 300)``. With r at least
         n_samples every sample is a landmark and the kernel is exact.
 
     landmarks : {"auto", "kmeans", "random", "svd"} or array-like of shape \
@@ -395,20 +395,15 @@ class FastEvoMMC(_BaseEvoMMC):
         if r is None:
             return min(n_samples, 300)
         if isinstance(r, Integral):
-            return int(r)
+            # More landmarks than samples: all of them, the exact kernel (as
+            # the kernel maps of the other estimators), so that one value
+            # serves folds of any size in a search.
+            return min(int(r), n_samples)
         return max(1, math.ceil(r * n_samples))
 
     def _check_params_vs_input(self, X):
-        n_samples = X.shape[0]
         if not isinstance(self.landmarks, str):
             self._check_landmarks(X)
-            return
-        r = self._n_landmarks(n_samples)
-        if r > n_samples:
-            raise ValueError(
-                f"n_components={self.n_components} landmarks cannot be drawn "
-                f"from n_samples={n_samples} samples; use at most {n_samples}."
-            )
 
     def _check_landmarks(self, X):
         """The landmarks given as an array, validated against X."""

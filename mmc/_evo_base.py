@@ -186,8 +186,19 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
         self.n_components_ = basis.V.shape[1]
         self.dual_coef_ = dual_coef(u)
         decision = basis.V @ (basis.weights * u)
-        self.intercept_ = float(-fitted_threshold(decision, labels))
-        warn_if_one_cluster(name, self.labels_)
+        threshold = fitted_threshold(decision, labels)
+        wrong = np.count_nonzero((decision > threshold) != (labels > 0))
+        if wrong and wrong >= min(self.labels_.sum(), n_samples - self.labels_.sum()):
+            # The predictions reproduce the labelling no better than one
+            # cluster would: a kernel without information (a poly kernel of
+            # degree 0, an rbf kernel of negligible gamma) fits every
+            # labelling alike, and the search's is random. One cluster, as
+            # the other estimators give, and predict agrees with labels_.
+            labels = np.full(n_samples, -1, dtype=np.intp)
+            self.labels_ = np.zeros(n_samples, dtype=np.intp)
+            threshold = fitted_threshold(decision, labels)
+        self.intercept_ = float(-threshold)
+        warn_if_one_cluster(name, self.labels_, self.class_balance_)
         return self
 
     def _check_params_vs_input(self, X):

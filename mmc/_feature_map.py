@@ -101,6 +101,8 @@ class _FeatureMapMixin:
         landmarks with ``random_state``) and return their features; X itself
         with the linear kernel."""
         if self.kernel == "linear":
+            # A map of an earlier fit with another kernel is not this fit's.
+            self.__dict__.pop("kernel_map_", None)
             return X
         self.kernel_map_ = KernelFeatureMap(
             self.kernel,

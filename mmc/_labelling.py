@@ -91,16 +91,25 @@ def orientation(first_value):
     return -1 if first_value > 0 else 1
 
 
-def warn_if_one_cluster(name, labels):
-    """Warn (ConvergenceWarning) when ``labels`` hold a single cluster."""
+def warn_if_one_cluster(name, labels, class_balance=None):
+    """Warn (ConvergenceWarning) when ``labels`` hold a single cluster;
+    ``class_balance``, the bound of the fit, is named as a cause when it
+    lets one cluster be more than three times the other (above 0.5)."""
     # Imported here, where it is used: the Dask workers import this module
     # and need not import scikit-learn (mmc/_rows.py).
     from sklearn.exceptions import ConvergenceWarning
 
     if np.unique(labels).size < 2:
+        cause = ""
+        if class_balance is not None and class_balance > 0.5:
+            cause = (
+                f", or class_balance_={class_balance:.3g} lets the clusters be so "
+                "unequal that one holds them all (a smaller class_balance "
+                "bounds the imbalance)"
+            )
         warn(
             f"{name} put every sample in one cluster: the data has no direction "
-            "along which it splits (for example, all samples are identical).",
+            f"along which it splits (for example, all samples are identical){cause}.",
             ConvergenceWarning,
         )
 

@@ -561,7 +561,7 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
         self.duality_gap_ = float(lam * result["gap"])
         self.n_iter_ = result["n_iter"]
         self.n_constraints_ = ws.size
-        warn_if_one_cluster("ODMC", self.labels_)
+        warn_if_one_cluster("ODMC", self.labels_, self.class_balance_)
         return self
 
     def _resolve_intercept_scaling(self, uneven):

@@ -4,14 +4,16 @@ that use it (CPMMC, MultivariateMMC, CPM3C, EvoMMC, FastEvoMMC)."""
 import itertools
 import math
 import pickle
+import warnings
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from scipy.stats import chi2, norm
 from sklearn.datasets import make_blobs
+from sklearn.exceptions import ConvergenceWarning
 
-from mmc import CPM3C, CPMMC, EvoMMC, FastEvoMMC, MultivariateMMC
+from mmc import CPM3C, CPMMC, ODMC, EvoMMC, FastEvoMMC, MultivariateMMC
 from mmc._balance import (
     NOISE_STANDARD_ERRORS,
     PAPER_CLASS_BALANCE,
@@ -48,9 +50,15 @@ def _reference_auto(sizes, form):
     statistic = sum((size - n / k) ** 2 / (n / k) for size in sizes)
     if chi2.sf(statistic, k - 1) >= 2 * norm.sf(3.0) * (1 - 1e-9):
         return 0.03
+    # No empty cluster: at most the balance of one sample in the smallest
+    # cluster and the others even (or that of the sizes themselves).
+    one = 1.0 / n
     if form == "size":
-        return min(1.0, 1.0 - len(sizes) * smallest + 0.03)
-    return 2.0 * (largest - smallest) + 0.03
+        own, empty_excluded = 1.0 - k * smallest, 1.0 - k * one
+    else:
+        own = 2.0 * (largest - smallest)
+        empty_excluded = 2.0 * ((1.0 - one) / (k - 1) - one)
+    return min(own + 0.03, max(own, empty_excluded))
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -65,6 +73,35 @@ def test_auto_class_balance_matches_the_rule_written_out(seed, form):
     )
 
 
+def test_auto_never_admits_an_empty_cluster():
+    # k-means cut off one sample of 1000 (an outlier): the papers' slack
+    # would admit every sample in one cluster.
+    sizes = [999, 1]
+    assert auto_class_balance(sizes, size_balance) == pytest.approx(1.0 - 2 / 1000)
+    assert auto_class_balance(sizes, margin_balance) == pytest.approx(
+        2.0 * (0.999 - 0.001)
+    )
+    # Sampled estimate (1000 rows of 10,000): one sample of it, 10 rows.
+    assert size_floors(sizes, 10_000, 2, "auto")[0] == pytest.approx(10.0)
+    floors = size_floors([996, 1, 2, 1], 10_000, 4, "auto")
+    np.testing.assert_allclose(floors, [10.0, 20.0, 30.0])
+
+
+@pytest.mark.parametrize("cls", (*ALL, ODMC))
+def test_one_outlier_does_not_make_auto_put_every_sample_in_one_cluster(cls):
+    # k-means isolates the outlier; before, CPMMC and ODMC then put every
+    # sample in one cluster (with the bound at 1) and warned of data with
+    # no direction to split.
+    X, _ = make_blobs(300, n_features=5, centers=2, random_state=0)
+    X[0] *= 30.0
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        estimator = cls(random_state=0).fit(X)
+    assert np.unique(estimator.labels_).size == 2
+    assert estimator.class_balance_ < 1.0
+
+
 def test_even_sizes_within_noise_keep_the_paper_bound():
     n = 400
     # 3 / sqrt(400) = 0.15: proportions 0.575 / 0.425 are within the noise.
@@ -76,7 +113,8 @@ def test_even_sizes_within_noise_keep_the_paper_bound():
     assert auto_class_balance([300, 300, 100], size_balance) == pytest.approx(
         1 - 3 * 100 / 700 + 0.03
     )
-    assert auto_class_balance([1000, 1], size_balance) == 1.0
+    # A cluster of one sample: the bound stops short of an empty one.
+    assert auto_class_balance([1000, 1], size_balance) == pytest.approx(1 - 2 / 1001)
 
 
 def test_two_cluster_noise_test_is_three_standard_errors_of_the_difference():
@@ -280,6 +318,21 @@ def test_class_balance_rejects_other_strings(cls):
     X, _ = _blobs([20, 20], n_features=2)
     with pytest.raises(ValueError, match="class_balance"):
         cls(class_balance="even").fit(X)
+
+
+@pytest.mark.parametrize("cls", (CPMMC, MultivariateMMC))
+def test_hyperplanes_reject_a_bound_that_admits_one_cluster(cls):
+    # |mean_i f(x_i)| <= 1 admits w = 0, b = 1 at no cost: one cluster on
+    # any data, so the bound is refused.
+    X, _ = _blobs([20, 20], n_features=2)
+    with pytest.raises(ValueError, match=r"'class_balance' .* \[0.0, 1.0\)"):
+        cls(class_balance=1.0).fit(X)
+
+
+def test_one_cluster_warning_names_a_loose_bound():
+    X = np.random.default_rng(0).normal(size=(50, 3))
+    with pytest.warns(ConvergenceWarning, match="class_balance_=0.99 lets"):
+        CPMMC(class_balance=0.99, random_state=0).fit(X)
 
 
 # --------------------------------------------------------------------------

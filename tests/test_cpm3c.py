@@ -581,3 +581,16 @@ def test_in_memory_coordinate_descent_visits_the_rows_in_one_shuffle(monkeypatch
     monkeypatch.setattr(mmc._cpm3c_dual.DualMulticlassSVM, "segment_rows", 64)
     segmented = CPM3C(n_clusters=3, random_state=0).fit(X)
     assert segmented.objective_ != expected.objective_
+
+
+@pytest.mark.parametrize(
+    "solver, counted",
+    [
+        ("coordinate-descent", "CCCP steps of coordinate descent; increase max_iter"),
+        ("cutting-plane", "cutting-plane iterations; increase max_iter or epsilon"),
+    ],
+)
+def test_max_iter_warning_names_what_the_solver_counts(solver, counted):
+    X, _ = make_blobs(500, n_features=10, centers=2, cluster_std=4, random_state=0)
+    with pytest.warns(ConvergenceWarning, match=f"max_iter=2 {counted}"):
+        CPM3C(max_iter=2, solver=solver, random_state=0).fit(X)

@@ -149,6 +149,15 @@ def test_rbf_kernel_separates_what_no_hyperplane_can(request, Estimator, name):
     assert clustering_error(y, kmeans.labels_) > 0.10
 
 
+def test_a_linear_refit_drops_the_map_of_a_kernel_fit(Estimator):
+    X, _ = make_moons(100, noise=0.05, random_state=0)
+    estimator = Estimator(kernel="rbf", random_state=0).fit(X)
+    assert hasattr(estimator, "kernel_map_")
+    estimator.set_params(kernel="linear").fit(X)
+    # kernel_map_ is documented for kernels other than "linear" only.
+    assert not hasattr(estimator, "kernel_map_")
+
+
 def test_new_points_are_mapped_with_the_fitted_map(Estimator):
     X, y = make_circles(400, factor=0.4, noise=0.05, random_state=1)
     X_new, y_new = make_circles(200, factor=0.4, noise=0.05, random_state=2)
