@@ -475,3 +475,59 @@ def test_kmeans_start_on_blocks_is_the_in_memory_start(sync_scheduler, sparse, d
     states, n_positive = blocked_signs(blocks, "kmeans", np.random.RandomState(5))
     np.testing.assert_array_equal(blocks.gather(states), expected)
     assert n_positive == np.count_nonzero(expected > 0)
+
+
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_kmeans_runs_sharing_passes_are_the_in_memory_runs(
+    sync_scheduler, sparse, dtype
+):
+    # Ten runs whose Lloyd steps share the passes over the blocks, each
+    # ending after its own number of steps: the centres of the in-memory
+    # runs, and the same best.
+    from mmc._dask import RowBlocks
+    from mmc._dask_starts import best_kmeans_centres as blocked_best
+    from mmc._kmeans import best_kmeans_centres
+
+    X = (_digits((0, 3, 5, 8)) * 16.0 / 15.0).astype(dtype)
+    X = sp.csr_matrix(X) if sparse else X
+    expected = best_kmeans_centres(X, 4, np.random.RandomState(2), 10)
+    got = blocked_best(RowBlocks(_chunked(X, 100)), 4, np.random.RandomState(2), 10)
+    if dtype == np.float32:
+        np.testing.assert_array_equal(got, expected)
+    else:
+        # Sums of float64 rows by blocks round otherwise in the last bits.
+        np.testing.assert_allclose(got, expected, rtol=1e-13, atol=1e-15)
+
+
+@pytest.mark.parametrize("max_iter", [300, 2])
+def test_kmeans_runs_sharing_passes_step_as_each_run_alone(
+    monkeypatch, sync_scheduler, max_iter
+):
+    # Each run of the shared passes makes the steps it makes alone, also
+    # when it stops at the largest number of steps (one more pass for the
+    # inertia), and leaves the passes when it ends.
+    import mmc._dask_starts as starts
+    from mmc._dask import RowBlocks
+
+    monkeypatch.setattr(starts, "_KMEANS_MAX_ITER", max_iter)
+    blocks = RowBlocks(_chunked(_digits((0, 3, 5, 8)) * 16.0 / 15.0, 100))
+    _, _, rel = starts._norm_summary(blocks)
+    seeded = [
+        starts.kmeans_plusplus_centres(blocks, 4, np.random.RandomState(s))
+        for s in range(6)
+    ]
+    alone = [c.copy() for c in seeded]
+    alone_inertias = [starts._lloyd_runs(blocks, [c], rel)[0] for c in alone]
+    passes = []
+    step = blocks.step
+    monkeypatch.setattr(blocks, "step", lambda *a: passes.append(a[2]) or step(*a))
+    together = [c.copy() for c in seeded]
+    assert starts._lloyd_runs(blocks, together, rel) == alone_inertias
+    for a, b in zip(together, alone):
+        np.testing.assert_array_equal(a, b)
+    # Fewer passes than the runs alone, and the runs left as they ended.
+    active = [sum(c is not None for c in stepping) for stepping in passes]
+    assert active[0] == 6 and active == sorted(active, reverse=True)
+    if max_iter == 2:
+        assert len(passes) == 3
