@@ -13,7 +13,9 @@ The k-means runs (:func:`best_kmeans_centres`, the ``"kmeans"`` start here
 and CPM3C's in :mod:`mmc._dask_centres`) are those of
 :func:`mmc._kmeans.best_kmeans_centres`: the same draws from the random
 state and the same rules (ties within rounding to the first), so the same
-centres as in memory.
+centres as in memory (to the last bit on float32 data; the sums of float64
+rows, taken block by block, may round otherwise in the last bits). The
+runs' Lloyd steps share the passes (:func:`_lloyd_runs`).
 """
 
 import numpy as np

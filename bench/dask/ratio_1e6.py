@@ -1,6 +1,8 @@
-"""CPMMC at n = 1e6: in memory against a Dask array persisted on a LocalCluster.
+"""CPMMC (or another estimator) at n = 1e6: in memory against a Dask array
+persisted on a LocalCluster.
 
-Run with ``python -I bench/dask/ratio_1e6.py`` (needs mmc[dask]): the data
+Run with ``python -I bench/dask/ratio_1e6.py [NAME]`` (needs mmc[dask];
+NAME is CPMMC by default, or MultivariateMMC): the data
 of ``python -m mmc.bench dask`` (1e6 x 50 float32), two rounds of the
 in-memory fit, the fit of the array persisted on two single-threaded
 workers of 1 GB, and the fit with Dask's threaded scheduler (its time
@@ -9,21 +11,24 @@ average first.
 """
 
 import os
+import sys
 import time
 
 import dask
 from distributed import Client, wait
 
-from mmc import CPMMC
+import mmc
 from mmc.bench._dask import dask_data, local_cluster
 from mmc.metrics import clustering_error
 
 
 def timed_fit(X):
     start = time.perf_counter()
-    estimator = CPMMC(random_state=0).fit(X)
+    estimator = getattr(mmc, NAME)(random_state=0).fit(X)
     return estimator, time.perf_counter() - start
 
+
+NAME = sys.argv[1] if len(sys.argv) > 1 else "CPMMC"
 
 if __name__ == "__main__":
     with local_cluster() as cluster, Client(cluster):
