@@ -78,7 +78,6 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
 
     # Whether fit takes Dask arrays (see mmc/_dask.py).
     _takes_dask = False
-
     # The k-means runs a "kmeans" start takes (best_kmeans_centres): set by
     # each kind of estimator (_BinaryCuttingPlane, CPM3C).
 

@@ -190,10 +190,10 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
         wrong = np.count_nonzero((decision > threshold) != (labels > 0))
         if wrong and wrong >= min(self.labels_.sum(), n_samples - self.labels_.sum()):
             # The predictions reproduce the labelling no better than one
-            # cluster would: a kernel without information (a poly kernel of
-            # degree 0, an rbf kernel of negligible gamma) fits every
-            # labelling alike, and the search's is random. One cluster, as
-            # the other estimators give, and predict agrees with labels_.
+            # cluster would: a kernel without information (constant, as a
+            # poly kernel of degree 0) fits every labelling alike, and the
+            # search's is random. One cluster, as the other estimators give,
+            # and predict agrees with labels_.
             labels = np.full(n_samples, -1, dtype=np.intp)
             self.labels_ = np.zeros(n_samples, dtype=np.intp)
             threshold = fitted_threshold(decision, labels)
