@@ -296,6 +296,9 @@ def nystroem_basis(feature_map, X, reg):
     for rows in blocks:
         features = feature_map.transform(X if len(blocks) == 1 else X[rows])
         if buffer is None:
+            # Allocated once the first block is mapped, when the kernel
+            # values behind its features are freed: with one block, two n x
+            # r arrays at once rather than three.
             buffer = np.empty(n_samples * features.shape[1])
         L = buffer.reshape(n_samples, -1)
         L[rows] = features

@@ -19,6 +19,13 @@ from mmc._evo_basis import canonical_signs, nystroem_basis
 from mmc.kernels import nystroem
 
 
+def _reference_signs(V):
+    """canonical_signs written out on the whole of V."""
+    magnitude = np.abs(V)
+    first = np.argmax(magnitude >= (1.0 - 1e-8) * magnitude.max(axis=0), axis=0)
+    return np.where(V[first, np.arange(V.shape[1])] < 0, -1.0, 1.0)
+
+
 def _whole_products_basis(feature_map, X, reg):
     """The basis from the products of the whole (the formula of
     nystroem_basis, with every n x r temporary)."""
@@ -29,9 +36,7 @@ def _whole_products_basis(feature_map, X, reg):
     keep = s2 > 1e-10 * max(float(s2[0]), 0.0)
     s2, W = s2[keep], W[:, keep]
     V = L @ (W / np.sqrt(s2))
-    magnitude = np.abs(V)
-    first = np.argmax(magnitude >= (1.0 - 1e-8) * magnitude.max(axis=0), axis=0)
-    signs = np.where(V[first, np.arange(V.shape[1])] < 0, -1.0, 1.0)
+    signs = _reference_signs(V)
     return evo_basis.spectral_basis(V * signs, s2, reg), (W * signs).T
 
 
@@ -114,8 +119,6 @@ def test_canonical_signs_by_blocks_are_those_of_the_whole():
     V[100, 1], V[9000, 1] = -9.0, 9.0 * (1 + 1e-12)
     V[8191, 2], V[8192, 2] = 9.0 * (1 + 1e-12), -9.0
     V[:, 3] = 0.0
-    magnitude = np.abs(V)
-    first = np.argmax(magnitude >= (1.0 - 1e-8) * magnitude.max(axis=0), axis=0)
-    expected = np.where(V[first, np.arange(7)] < 0, -1.0, 1.0)
+    expected = _reference_signs(V)
     np.testing.assert_array_equal(canonical_signs(V), expected)
     np.testing.assert_array_equal(expected[:4], [1.0, -1.0, 1.0, 1.0])
