@@ -72,11 +72,10 @@ class CPM3C(_CuttingPlaneEstimator):
       objective wins. The balance constraint bounds the cluster sizes
       (``class_balance``): it is held in the assignment step by offsets of
       the classes' scores, unregularised like CPMMC's bias, so that
-      ``predict`` follows it. Measured on the robustness suite
-      (``bench/studies/cpm3c_dual.md``): about 5 times faster than the
-      cutting plane (median fit time 8.5 against 48 times KMeans's on the
-      multiclass cases), with mean errors of 4.70 % against 4.50 % there
-      and 10.76 % against 11.56 % on the two-class cases.
+      ``predict`` follows it. About 5 times faster than the cutting plane,
+      with mean errors within 0.8 point of it on the robustness suite
+      (multiclass 4.70 against 4.50 %, two-class 10.76 against 11.56 %;
+      ``bench/studies/cpm3c_dual.md``).
     * ``"cutting-plane"``, the paper's method, adds constraints one at a
       time (the most violated one, eq. 14) and solves each restricted
       problem by CCCP, one small dual QP per step. Its balance constraints
@@ -99,20 +98,18 @@ class CPM3C(_CuttingPlaneEstimator):
     weights ``v_p`` of a constant feature ``r`` join the norm, ``|W|^2 +
     |v|^2``, and ``r`` is the root mean squared distance of the samples to
     their mean, so that the intercepts cost as much as the weights of a
-    typical centred sample. With two clusters, the cutting plane fits the
-    SVM of the start through the mean, its intercepts held at zero until the
-    assignments are released: with an intercept it fits the start's split so
-    well that its CCCP stays at it (coordinate descent escapes by its
-    continuation in C and holds nothing: on the 45 digit pairs over three
-    seeds, holding raised its mean error from 1.93% to 1.99%,
-    ``bench/studies/cpm3c_dual.md``). With any other kernel the runs see the
-    mapped samples, centred, and a constant feature that is not (the kernel
-    ``K + s^2``, with ``s^2`` the mean of ``K(x, x)``), whose weights are
-    the intercepts: without them no score difference through the mean of the
-    feature space puts the inner of two concentric rings in a class of its
-    own. (The paper's scores have no intercept and depend on the origin of
-    X; why both the centring and the intercepts: the user guide.) Clusters
-    are numbered in the order in which they first occur in X.
+    typical centred sample. With two clusters, the cutting plane holds the
+    intercepts of the start's SVM at zero until the assignments are released,
+    else its CCCP stays at the start's split (coordinate descent leaves it by
+    its continuation in C and holds nothing;
+    ``bench/studies/cpm3c_intercept.md``). With any other kernel the runs see
+    the mapped samples, centred, and a constant feature that is not (the kernel
+    ``K + s^2``, with ``s^2`` the mean of ``K(x, x)``), whose weights are the
+    intercepts: without them no score difference through the mean of the
+    feature space puts the inner of two concentric rings in a class of its own.
+    (The paper's scores have no intercept and depend on the origin of X; why
+    both the centring and the intercepts: the user guide.) Clusters are
+    numbered in the order in which they first occur in X.
 
     Parameters
     ----------
@@ -178,12 +175,11 @@ class CPM3C(_CuttingPlaneEstimator):
     init : {"auto", "kmeans", "k-means++", "pca", "random"} or array-like \
             of shape (n_samples,), default="auto"
         Initial clustering of each run: the best of 10 runs of k-means by
-        inertia (as ``KMeans(n_init=10)``), k-means++ seeding, the k
-        quantile bins along the principal direction, or k
-        random samples as centres; ``"auto"`` uses them in that order (then
-        random samples). An array gives the initial cluster of each sample
-        (k distinct values); a named method assigns each sample to its
-        nearest centre.
+        inertia (as ``KMeans(n_init=10)``), k-means++ seeding, the k quantile
+        bins along the principal direction, or k random samples as centres;
+        ``"auto"`` uses them in that order (then random samples). An array
+        gives the initial cluster of each sample (k distinct values); a named
+        method assigns each sample to its nearest centre.
 
     n_init : int or "auto", default="auto"
         Number of runs from different initial clusterings. ``"auto"`` is 1,

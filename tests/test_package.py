@@ -50,6 +50,24 @@ def test_compiled_core_is_installed():
     assert _common.column_sums.__doc__
 
 
+# STYLE.md: small modules of one concern, none over 600 lines.
+MAX_MODULE_LINES = 600
+
+
+def test_no_module_is_over_600_lines():
+    source = REPO / "mmc"
+    if not (REPO / "meson.build").is_file():
+        pytest.skip("not run from a source checkout")
+    modules = [*source.rglob("*.py"), *source.rglob("*.pyx")]
+    assert len(modules) > 50
+    too_long = {
+        str(path.relative_to(REPO)): n_lines
+        for path in modules
+        if (n_lines := len(path.read_text().splitlines())) > MAX_MODULE_LINES
+    }
+    assert not too_long, f"modules over {MAX_MODULE_LINES} lines: {too_long}"
+
+
 def test_public_names_exist():
     assert {"CPMMC", "MultivariateMMC", "__version__", "metrics"} <= set(mmc.__all__)
     for name in mmc.__all__:
