@@ -4,10 +4,9 @@ The counterparts, for :class:`mmc._dask.RowBlocks`, of
 :func:`mmc._starts.initial_centres` (its k-means runs are
 :func:`mmc._dask_starts.best_kmeans_centres`): the same draws from the
 random state and the same rules (ties within rounding to the first), each
-pass over the rows mapped over the blocks and summed in their order. As in
-memory, a few steps hold one float per sample on the driver (never the
-data): the projections of the ``"pca"`` start, and the distances of the
-k-means++ seeding (``2 + log k`` floats a sample while a centre is chosen).
+pass over the rows mapped over the blocks and summed in their order. One
+step holds one float per sample on the driver (never the data): the
+projections of the ``"pca"`` start.
 """
 
 import numpy as np

@@ -3,20 +3,23 @@
 The counterparts, for :class:`mmc._dask.RowBlocks`, of ``column_means``,
 :func:`mmc._starts.principal_component` and :func:`mmc._starts.initial_signs`:
 the same computations, each pass over the rows mapped over the blocks and
-summed in their order. Two steps need every sample at once and bring one
+summed in their order. One step needs every sample at once and brings one
 float per sample to the driver (8 bytes a row, never the data): the median
-split of the ``"pca"`` and ``"random"`` starts, and the k-means++ seeding
-of the k-means runs. The estimate of ``class_balance="auto"`` brings a
-sample of rows (:func:`take_rows`).
+split of the ``"pca"`` and ``"random"`` starts. The estimate of
+``class_balance="auto"`` brings a sample of rows (:func:`take_rows`).
 
 The k-means runs (:func:`best_kmeans_centres`, the ``"kmeans"`` start here
 and CPM3C's in :mod:`mmc._dask_centres`) are those of
 :func:`mmc._kmeans.best_kmeans_centres`: the same draws from the random
 state and the same rules (ties within rounding to the first), so the same
 centres as in memory (to the last bit on float32 data; the sums of float64
-rows, taken block by block, may round otherwise in the last bits). The
-runs' Lloyd steps share the passes (:func:`_lloyd_runs`).
+rows, taken block by block, may round otherwise in the last bits; so may,
+in principle, a draw of the seeding that falls within rounding of a
+boundary, see :func:`_seeded_runs`). The runs' seedings and their Lloyd
+steps share the passes (:func:`_seeded_runs`, :func:`_lloyd_runs`).
 """
+
+import copy
 
 import numpy as np
 import scipy.sparse as sp
@@ -33,10 +36,12 @@ from mmc._dask import (
     weighted_row_sums,
 )
 from mmc._kmeans import (
+    LloydBounds,
     _first_near_minimum,
     _nearest_centres,
     best_run,
     inertia_bound,
+    kernel_rows,
     relative_rounding_bound,
     rounding_scale,
     seeding_draws,
@@ -212,43 +217,122 @@ def _norm_stats(block, _state, _shared):
     return None, (float(norms.sum()), float(norms.max(initial=0.0)))
 
 
-def _row_distances(block, _state, shared):
-    """Squared distances of the block's rows to ``rows`` (those within
-    rounding of zero set to zero), by the in-memory seeding's kernel."""
-    rows_T, row_norms, rel = shared
-    X, norms, _ = rounding_scale(block)
-    D = np.empty((rows_T.shape[1], X.shape[0]))
-    seed_distances(
-        *rows(X), norms, rows_T, row_norms, rel, np.full(X.shape[0], np.inf), D
-    )
-    return None, D.T
+def _kernel_block(block, state):
+    """The block as the kernels read it, its rows' squared norms and the
+    rest of a state ``(norms, rest)``: the norms are kept in the states of
+    the passes of the k-means runs, computed on the first (their float64
+    conversion took 47 ms a pass on 262,144 float32 rows of 50 features,
+    the distances to ten centres 95 ms)."""
+    if state is None:
+        X, norms, _ = rounding_scale(block)
+        return X, norms, None
+    norms, rest = state
+    return kernel_rows(block), norms, rest
 
 
-def _lloyd_block(block, labels, shared):
+def _fold_distances(block, state, shared):
+    """The state of the seeding of several runs on a block (runs by rows):
+    each row's squared distance to the nearest centre of each run so far,
+    that of its newest centre (one row per run) folded in, as the
+    in-memory seeding's kernel computes it; and each run's sum of the
+    block's distances in the order of the rows (the last of their
+    cumulative sums, see :func:`_seeded_runs`). The state keeps the rows'
+    norms (:func:`_kernel_block`)."""
+    newest, newest_norms, rel = shared  # runs by features
+    X, norms, closest = _kernel_block(block, state)
+    if closest is None:
+        closest = np.full((newest.shape[0], X.shape[0]), np.inf)
+    folded = np.empty_like(closest)
+    for run in range(closest.shape[0]):
+        seed_distances(
+            *rows(X),
+            norms,
+            newest[run].reshape(-1, 1),
+            newest_norms[run : run + 1],
+            rel,
+            closest[run],
+            folded[run : run + 1],
+        )
+    return (norms, folded), np.cumsum(folded, axis=1)[:, -1]
+
+
+def _rows_at_draws(block, state, offsets, runs, draws):
+    """The rows of a block where the draws fall, dense float64: for each
+    ``(run, draw)``, the first row whose cumulative distance (the run's
+    ``offset`` plus its cumulative sum in the block) reaches the draw."""
+    _, closest = state
+    found = np.empty(len(runs), dtype=np.intp)
+    for run in np.unique(runs):
+        cumulative = offsets[run] + np.cumsum(closest[run])
+        of_run = runs == run
+        found[of_run] = np.searchsorted(cumulative, draws[of_run])
+    taken = block[found]
+    taken = taken.toarray() if sp.issparse(taken) else taken
+    return np.asarray(taken, dtype=np.float64)
+
+
+def _candidate_potentials(block, state, shared):
+    """For each run and each of its candidates, the block's sum of the
+    squared distances to the nearest centre once the candidate is added."""
+    candidates_T, candidate_norms, rel = shared  # runs by candidates
+    X, norms, closest = _kernel_block(block, state)
+    n_runs, n_candidates = candidate_norms.shape
+    sums = np.empty((n_runs, n_candidates))
+    D = np.empty((n_candidates, X.shape[0]))
+    for run in range(n_runs):
+        seed_distances(
+            *rows(X),
+            norms,
+            np.ascontiguousarray(candidates_T[:, run]),
+            candidate_norms[run],
+            rel,
+            closest[run],
+            D,
+        )
+        sums[run] = D.sum(axis=1)
+    return None, sums
+
+
+def _lloyd_block(block, states, shared):
     """A Lloyd step of several k-means runs on a block, the rows' norms
-    computed once: for each run with centres (None: a run that has ended),
-    the nearest centre of each row (ties within rounding to the first), the
-    per-cluster sums and counts, the number of changed labels and the sum of
-    ``|x|^2 + (|c|^2 - 2 x.c)`` at the nearest centre (the inertia). The
-    state is each run's labels (None once it has ended)."""
+    computed once. For each run with centres (None: a run that has ended),
+    the nearest centre of each row (ties within rounding to the first),
+    the per-cluster sums and counts, the number of changed labels and the
+    sum of ``|x|^2 + (|c|^2 - 2 x.c)`` at the nearest centre (the inertia).
+
+    A stepping run keeps Hamerly's bounds (:class:`mmc._kmeans.LloydBounds`,
+    16 bytes a row) with its labels in its state, and rows they prove to
+    keep their label are not compared with the centres: the same labels and
+    sums, but the inertia of those rows is stale. A run's last pass
+    (``final``) compares every row, for its inertia. The state is each
+    run's labels and bounds (None once it has ended), with the rows' norms
+    (:func:`_kernel_block`)."""
     centres_of_runs, rel = shared
-    X, norms, _ = rounding_scale(block)
-    if labels is None:
-        labels = [None] * len(centres_of_runs)
-    new_labels, results = [], []
-    for previous, centres in zip(labels, centres_of_runs):
-        if centres is None:
-            new_labels.append(None)
+    X, norms, states = _kernel_block(block, states)
+    if states is None:
+        states = [None] * len(centres_of_runs)
+    new_states, results = [], []
+    for state, run in zip(states, centres_of_runs):
+        if run is None:
+            new_states.append(None)
             results.append(None)
             continue
+        centres, final = run
         k = centres.shape[0]
+        if state is None:
+            labels, bounds = None, LloydBounds(*X.shape)
+        else:
+            # (Copies: a task must not change its inputs, which Dask may
+            # hand to it again.)
+            labels, bounds = state[0].copy(), copy.deepcopy(state[1])
         sums = np.zeros((k, X.shape[1]))
-        previous = None if previous is None else previous.copy()
-        new, nearest, changed = _nearest_centres(X, norms, centres, rel, sums, previous)
-        inertia = float(np.maximum(norms + nearest, 0.0).sum())
-        new_labels.append(new)
+        new, nearest, changed = _nearest_centres(
+            X, norms, centres, rel, sums, labels, bounds=None if final else bounds
+        )
+        inertia = float(np.maximum(norms + nearest, 0.0).sum()) if final else None
+        new_states.append(None if final else (new, bounds))
         results.append((sums, np.bincount(new, minlength=k), changed, inertia))
-    return new_labels, results
+    return (norms, new_states), results
 
 
 def _norm_summary(blocks):
@@ -260,38 +344,87 @@ def _norm_summary(blocks):
     return norm_sum, top_norm, relative_rounding_bound(blocks.shape[1])
 
 
-def _seeded_centres(blocks, n_clusters, random_state, norm_sum, top_norm, rel):
-    """The greedy k-means++ seeding of :func:`mmc._kmeans.stable_kmeans` on
-    the blocks: the rows chosen, dense float64."""
+def _draw_rows(blocks, states, ends, targets):
+    """The rows where each run's draws fall in the cumulative sum of its
+    distances over all rows (runs by draws by features, dense float64), in
+    one compute that reads only the blocks the draws fall in.
+
+    ``states`` are the seeding's (:func:`_fold_distances`), ``ends``
+    the ends of each block's share of the cumulative sums (blocks by runs),
+    ``targets`` the draws (runs by draws) in units of the distances. A
+    run's cumulative sum is taken block by block, each block's from the end
+    of the block before it (the blocks' sums added in their order), so
+    that it never decreases and ends at the run's potential.
+    """
+    offsets = np.vstack([np.zeros((1, ends.shape[1])), ends[:-1]])
+    runs = np.repeat(np.arange(targets.shape[0]), targets.shape[1])
+    draws = targets.ravel()
+    owner = np.array(
+        [np.searchsorted(ends[:, run], draw) for run, draw in zip(runs, draws)]
+    )
+    call = blocks.dask.delayed(_rows_at_draws, pure=True)
+    tasks = [
+        call(
+            blocks.dask.delayed(prepare_block)(
+                blocks.blocks[b], blocks.dtype, blocks.sparse
+            ),
+            states[b],
+            offsets[b],
+            runs[owner == b],
+            draws[owner == b],
+        )
+        for b in np.unique(owner)
+    ]
+    taken = np.empty((len(draws), blocks.shape[1]))
+    for b, block_rows in zip(np.unique(owner), compute(blocks.dask, tasks)):
+        taken[owner == b] = block_rows
+    return taken.reshape(targets.shape + (blocks.shape[1],))
+
+
+def _seeded_runs(blocks, n_clusters, draws, norm_sum, top_norm, rel):
+    """The greedy k-means++ seedings of :func:`mmc._kmeans.stable_kmeans`
+    drawn as ``draws`` (one :func:`mmc._kmeans.seeding_draws` per run), all
+    runs in the same passes over the blocks: the centres of each run, rows
+    of X dense float64.
+
+    Three computes a centre after the first, whatever the number of runs
+    (one run alone took four, and brought ``3 + log k`` floats a row to the
+    driver): the distances to each run's newest centre folded into the
+    state (one float a row per run, on the workers), the rows at the
+    draws, and the candidates' potentials. The draws fall in the
+    cumulative distances taken block by block and the potentials are sums
+    of the blocks' sums (:func:`_draw_rows`), which round otherwise than
+    the sums over all rows in memory: a draw or a tie of the candidates
+    within rounding of a boundary could go the other way, as between CPUs
+    in memory.
+    """
     n_samples = blocks.shape[0]
-
-    def distances_to(indices):  # (n_samples, len(indices))
-        chosen_rows = dense_rows(blocks, indices)
-        row_norms = np.einsum("ij,ij->i", chosen_rows, chosen_rows)
-        rows_T = np.ascontiguousarray(chosen_rows.T)
-        return np.concatenate(blocks.map(_row_distances, rows_T, row_norms, rel))
-
-    first, uniforms = seeding_draws(random_state, n_samples, n_clusters)
-    chosen = np.empty(n_clusters, dtype=np.intp)
-    chosen[0] = first
-    closest = distances_to(chosen[:1])[:, 0]
+    centres = [[row] for row in dense_rows(blocks, [first for first, _ in draws])]
+    states = None
     for c in range(1, n_clusters):
-        potential = float(closest.sum())
-        candidates = np.searchsorted(np.cumsum(closest), uniforms[c - 1] * potential)
-        np.clip(candidates, None, n_samples - 1, out=candidates)
-        D = np.minimum(closest, distances_to(candidates).T)
-        potentials = D.sum(axis=1)
-        tol = seeding_tolerance(rel, norm_sum, n_samples, top_norm, potentials)
-        best = int(_first_near_minimum(potentials, tol, axis=0))
-        chosen[c] = candidates[best]
-        closest = D[best]
-    return dense_rows(blocks, chosen)
+        newest = np.array([run[-1] for run in centres])
+        newest_norms = np.einsum("ij,ij->i", newest, newest)
+        states, totals = blocks.step(_fold_distances, states, newest, newest_norms, rel)
+        ends = np.cumsum(np.array(totals), axis=0)  # (blocks, runs)
+        targets = np.array([u[c - 1] for _, u in draws]) * ends[-1][:, None]
+        candidates = _draw_rows(blocks, states, ends, targets)
+        candidate_norms = np.einsum("ijk,ijk->ij", candidates, candidates)
+        candidates_T = np.ascontiguousarray(candidates.transpose(2, 0, 1))
+        sums = blocks.map(
+            _candidate_potentials, candidates_T, candidate_norms, rel, states=states
+        )
+        for run, run_potentials in enumerate(sum(sums)):
+            tol = seeding_tolerance(rel, norm_sum, n_samples, top_norm, run_potentials)
+            best = int(_first_near_minimum(run_potentials, tol, axis=0))
+            centres[run].append(candidates[run, best])
+    return [np.array(run) for run in centres]
 
 
 def kmeans_plusplus_centres(blocks, n_clusters, random_state):
     """:func:`mmc._kmeans.stable_kmeans` seeding only (``max_iter=0``) on the
     blocks."""
-    return _seeded_centres(blocks, n_clusters, random_state, *_norm_summary(blocks))
+    draws = [seeding_draws(random_state, blocks.shape[0], n_clusters)]
+    return _seeded_runs(blocks, n_clusters, draws, *_norm_summary(blocks))[0]
 
 
 def _lloyd_runs(blocks, centres, rel):
@@ -299,31 +432,42 @@ def _lloyd_runs(blocks, centres, rel):
     ``centres`` (seeded; updated in place), every run's step in the same
     pass over the blocks; returns the inertias.
 
-    A run steps until no label changes, or ``_KMEANS_MAX_ITER`` times and
-    once more for the inertia at its last centres, and then leaves the
+    A run steps until no label changes, or ``_KMEANS_MAX_ITER`` times,
+    with Hamerly's bounds as in memory, then makes one pass comparing every
+    row for the inertia at its last centres (as in memory) and leaves the
     passes: each run makes its own steps, with its own labels, as one run
-    alone would; only the passes are shared (the ten runs of CPM3C's start
-    on 10^6 x 50 float32 rows persisted on two workers: 12.3 -> 7.8 s).
+    alone would; only the passes are shared. The Lloyd steps of the ten runs
+    of CPM3C's start on 10^6 x 50 float32 rows persisted on two workers took
+    2.5-2.9 s with shared passes, 1.8 s with the bounds and the norms kept
+    in the states (k = 10: 264 -> 190 s; in memory 86 s, ten runs on two
+    threads, each with its own pass; bench/dask/kmeans_start.md).
     """
     n_runs = len(centres)
     inertias = [None] * n_runs
     n_steps = [0] * n_runs
+    final = [False] * n_runs
     states = None
     while any(inertia is None for inertia in inertias):
-        stepping = [c if i is None else None for c, i in zip(centres, inertias)]
+        stepping = [
+            (c, f) if i is None else None for c, f, i in zip(centres, final, inertias)
+        ]
         states, results = blocks.step(_lloyd_block, states, stepping, rel)
         for run in range(n_runs):
             if inertias[run] is not None:
                 continue
             parts = [result[run] for result in results]
-            if n_steps[run] == _KMEANS_MAX_ITER or sum(p[2] for p in parts) == 0:
+            if final[run]:
                 inertias[run] = sum(p[3] for p in parts)
+                continue
+            if sum(p[2] for p in parts) == 0:
+                final[run] = True
                 continue
             sums = sum(p[0] for p in parts)
             counts = sum(p[1] for p in parts)
             filled = counts > 0
             centres[run][filled] = sums[filled] / counts[filled, None]
             n_steps[run] += 1
+            final[run] = n_steps[run] == _KMEANS_MAX_ITER
     return inertias
 
 
@@ -335,10 +479,8 @@ def best_kmeans_centres(blocks, n_clusters, random_state, n_runs):
     (:func:`_lloyd_runs`)."""
     n_samples = blocks.shape[0]
     norm_sum, top_norm, rel = _norm_summary(blocks)
-    runs = [
-        _seeded_centres(blocks, n_clusters, random_state, norm_sum, top_norm, rel)
-        for _ in range(n_runs)
-    ]
+    draws = [seeding_draws(random_state, n_samples, n_clusters) for _ in range(n_runs)]
+    runs = _seeded_runs(blocks, n_clusters, draws, norm_sum, top_norm, rel)
     inertias = _lloyd_runs(blocks, runs, rel)
     bounds = [
         inertia_bound(rel, norm_sum, n_samples, centres, inertia)

@@ -133,14 +133,20 @@ def rounding_scale(X):
     of X (of each block of a Dask array, on its worker). Other dtypes
     become float64.
     """
+    X = kernel_rows(X)
+    return X, _float64_row_norms(X), relative_rounding_bound(X.shape[1])
+
+
+def kernel_rows(X):
+    """X as the kernels read it, the first output of :func:`rounding_scale`
+    (for rows whose norms are known)."""
     if sp.issparse(X):
         X = _with_int32_indices(sp.csr_matrix(X, dtype=_kernel_dtype(X.dtype)))
         if not X.has_canonical_format:  # sorted indices, no duplicates
             X = X.copy()
             X.sum_duplicates()
-    else:
-        X = np.ascontiguousarray(X, dtype=_kernel_dtype(X.dtype))
-    return X, _float64_row_norms(X), relative_rounding_bound(X.shape[1])
+        return X
+    return np.ascontiguousarray(X, dtype=_kernel_dtype(X.dtype))
 
 
 def _kernel_dtype(dtype):

@@ -500,6 +500,72 @@ def test_kmeans_runs_sharing_passes_are_the_in_memory_runs(
         np.testing.assert_allclose(got, expected, rtol=1e-13, atol=1e-15)
 
 
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("rows", [13, 100])
+def test_kmeans_seedings_sharing_passes_are_the_in_memory_seedings(
+    monkeypatch, sync_scheduler, sparse, rows
+):
+    # Six seedings drawn one after the other and computed in the same passes
+    # (blocks of 13 rows: the draws fall in many blocks) choose the rows the
+    # in-memory seeding chooses, in three computes a centre after the first
+    # whatever the number of runs.
+    import mmc._dask
+    import mmc._dask_starts as starts
+    from mmc._dask import RowBlocks
+    from mmc._kmeans import seeding_draws, stable_kmeans
+
+    X = (_digits((0, 3, 5, 8)) * 16.0 / 15.0).astype(np.float32)  # ties
+    X = sp.csr_matrix(X) if sparse else X
+    blocks = RowBlocks(_chunked(X, rows))
+    stats = starts._norm_summary(blocks)
+    n_computes = []
+    compute = mmc._dask.compute
+
+    def counted(*args):
+        n_computes[-1] += 1
+        return compute(*args)
+
+    monkeypatch.setattr(mmc._dask, "compute", counted)
+    monkeypatch.setattr(starts, "compute", counted)
+    for n_runs in (1, 6):
+        rng = np.random.RandomState(4)
+        draws = [seeding_draws(rng, X.shape[0], 4) for _ in range(n_runs)]
+        n_computes.append(0)
+        together = starts._seeded_runs(blocks, 4, draws, *stats)
+        rng = np.random.RandomState(4)
+        for centres in together:
+            np.testing.assert_array_equal(centres, stable_kmeans(X, 4, rng, 0))
+    assert n_computes == [1 + 3 * 3, 1 + 3 * 3]
+
+
+def test_kmeans_runs_keep_norms_and_bounds_between_passes(monkeypatch, sync_scheduler):
+    # The rows' norms are computed once a block for the seeding and once for
+    # the Lloyd steps (not at every pass), and every Lloyd pass but a run's
+    # last compares rows with Hamerly's bounds, as in memory.
+    import mmc._dask_starts as starts
+    from mmc._dask import RowBlocks
+
+    blocks = RowBlocks(_chunked(_digits((0, 3, 5, 8)) * 16.0 / 15.0, 100))
+    scaled, bounded = [], []
+    rounding_scale, nearest_centres = starts.rounding_scale, starts._nearest_centres
+
+    def counted_scale(X):
+        scaled.append(X.shape[0])
+        return rounding_scale(X)
+
+    def recorded_nearest(*args, bounds=None):
+        bounded.append(bounds is not None)
+        return nearest_centres(*args, bounds=bounds)
+
+    monkeypatch.setattr(starts, "rounding_scale", counted_scale)
+    monkeypatch.setattr(starts, "_nearest_centres", recorded_nearest)
+    starts.best_kmeans_centres(blocks, 4, np.random.RandomState(0), 3)
+    # _norm_summary, the seeding's first pass, the Lloyd steps' first pass.
+    assert len(scaled) == 3 * blocks.n_blocks
+    n_final = 3 * blocks.n_blocks  # one pass a run compares every row
+    assert bounded.count(False) == n_final and len(bounded) > 2 * n_final
+
+
 @pytest.mark.parametrize("max_iter", [300, 2])
 def test_kmeans_runs_sharing_passes_step_as_each_run_alone(
     monkeypatch, sync_scheduler, max_iter
