@@ -253,6 +253,8 @@ def _fold_distances(block, state, shared):
             closest[run],
             folded[run : run + 1],
         )
+    if not folded.shape[1]:  # an empty block (sparse chunks are kept as given)
+        return (norms, folded), np.zeros(folded.shape[0])
     return (norms, folded), np.cumsum(folded, axis=1)[:, -1]
 
 
@@ -359,9 +361,12 @@ def _draw_rows(blocks, states, ends, targets):
     offsets = np.vstack([np.zeros((1, ends.shape[1])), ends[:-1]])
     runs = np.repeat(np.arange(targets.shape[0]), targets.shape[1])
     draws = targets.ravel()
-    owner = np.array(
-        [np.searchsorted(ends[:, run], draw) for run, draw in zip(runs, draws)]
-    )
+    # The first block whose share ends at or beyond the draw; empty blocks,
+    # whose share ends where the one before ends, are passed over.
+    filled = np.flatnonzero(np.asarray(blocks.sizes) > 0)
+    owner = filled[
+        [np.searchsorted(ends[filled, run], draw) for run, draw in zip(runs, draws)]
+    ]
     call = blocks.dask.delayed(_rows_at_draws, pure=True)
     tasks = [
         call(

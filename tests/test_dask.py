@@ -517,6 +517,11 @@ def test_kmeans_seedings_sharing_passes_are_the_in_memory_seedings(
     X = (_digits((0, 3, 5, 8)) * 16.0 / 15.0).astype(np.float32)  # ties
     X = sp.csr_matrix(X) if sparse else X
     blocks = RowBlocks(_chunked(X, rows))
+    if sparse:  # with empty blocks (CSR chunks are kept as given)
+        sizes = (0, rows, 0) + (rows,) * ((X.shape[0] - rows) // rows)
+        sizes += (X.shape[0] - sum(sizes),)
+        blocks = RowBlocks(da.from_array(X, chunks=(sizes, -1), asarray=False))
+        assert 0 in blocks.sizes
     stats = starts._norm_summary(blocks)
     n_computes = []
     compute = mmc._dask.compute
@@ -536,6 +541,18 @@ def test_kmeans_seedings_sharing_passes_are_the_in_memory_seedings(
         for centres in together:
             np.testing.assert_array_equal(centres, stable_kmeans(X, 4, rng, 0))
     assert n_computes == [1 + 3 * 3, 1 + 3 * 3]
+
+
+@pytest.mark.parametrize("Estimator", [CPMMC, CPM3C, MultivariateMMC])
+def test_fit_on_csr_chunks_with_an_empty_chunk(sync_scheduler, Estimator):
+    # CSR chunks are kept as given, an empty one included: every pass (the
+    # k-means seeding's cumulative sums among them) takes it in its stride.
+    X = sp.csr_matrix(_digits((1, 7)))
+    sizes = (100, 0, X.shape[0] - 100)
+    chunked = da.from_array(X, chunks=(sizes, -1), asarray=False)
+    on_dask = Estimator(random_state=0).fit(chunked)
+    in_memory = Estimator(random_state=0).fit(X)
+    np.testing.assert_array_equal(on_dask.labels_, in_memory.labels_)
 
 
 def test_kmeans_runs_keep_norms_and_bounds_between_passes(monkeypatch, sync_scheduler):
