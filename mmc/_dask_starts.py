@@ -444,8 +444,8 @@ def _lloyd_runs(blocks, centres, rel):
     alone would; only the passes are shared. The Lloyd steps of the ten runs
     of CPM3C's start on 10^6 x 50 float32 rows persisted on two workers took
     2.5-2.9 s with shared passes, 1.8 s with the bounds and the norms kept
-    in the states (k = 10: 264 -> 190 s; in memory 86 s, ten runs on two
-    threads, each with its own pass; bench/dask/kmeans_start.md).
+    in the states (k = 10: 264 -> 190 s, where the whole ten runs take
+    86-94 s in memory on two threads; bench/dask/kmeans_start.md).
     """
     n_runs = len(centres)
     inertias = [None] * n_runs
