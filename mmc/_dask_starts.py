@@ -212,17 +212,19 @@ def _nearest_labels(block, _state, shared):
 
 
 def _norm_stats(block, _state, _shared):
-    """Sum and largest of the squared norms of a block's rows (float64)."""
+    """Sum and largest of the squared norms of a block's rows (float64);
+    the norms become the state the k-means passes start from
+    (:func:`_kernel_block`)."""
     _, norms, _ = rounding_scale(block)
-    return None, (float(norms.sum()), float(norms.max(initial=0.0)))
+    return (norms, None), (float(norms.sum()), float(norms.max(initial=0.0)))
 
 
 def _kernel_block(block, state):
     """The block as the kernels read it, its rows' squared norms and the
     rest of a state ``(norms, rest)``: the norms are kept in the states of
-    the passes of the k-means runs, computed on the first (their float64
-    conversion took 47 ms a pass on 262,144 float32 rows of 50 features,
-    the distances to ten centres 95 ms)."""
+    the passes of the k-means runs, computed once by :func:`_norm_summary`
+    (their float64 conversion took 47 ms a pass on 262,144 float32 rows of
+    50 features, the distances to ten centres 95 ms)."""
     if state is None:
         X, norms, _ = rounding_scale(block)
         return X, norms, None
@@ -338,12 +340,13 @@ def _lloyd_block(block, states, shared):
 
 
 def _norm_summary(blocks):
-    """The sum and the largest of the rows' squared norms, and the relative
-    rounding bound of the squared distances; one pass."""
-    stats = blocks.map(_norm_stats)
+    """The per-block states holding the rows' squared norms (those the
+    k-means passes start from), the sum and the largest of the norms, and
+    the relative rounding bound of the squared distances; one pass."""
+    states, stats = blocks.step(_norm_stats, None)
     norm_sum = sum(s[0] for s in stats)
     top_norm = max(s[1] for s in stats)
-    return norm_sum, top_norm, relative_rounding_bound(blocks.shape[1])
+    return states, norm_sum, top_norm, relative_rounding_bound(blocks.shape[1])
 
 
 def _draw_rows(blocks, states, ends, targets):
@@ -386,11 +389,12 @@ def _draw_rows(blocks, states, ends, targets):
     return taken.reshape(targets.shape + (blocks.shape[1],))
 
 
-def _seeded_runs(blocks, n_clusters, draws, norm_sum, top_norm, rel):
+def _seeded_runs(blocks, n_clusters, draws, states, norm_sum, top_norm, rel):
     """The greedy k-means++ seedings of :func:`mmc._kmeans.stable_kmeans`
     drawn as ``draws`` (one :func:`mmc._kmeans.seeding_draws` per run), all
-    runs in the same passes over the blocks: the centres of each run, rows
-    of X dense float64.
+    runs in the same passes over the blocks, from the ``states`` and the
+    statistics of :func:`_norm_summary`: the centres of each run, rows of X
+    dense float64.
 
     Three computes a centre after the first, whatever the number of runs
     (one run alone took four, and brought ``3 + log k`` floats a row to the
@@ -405,7 +409,6 @@ def _seeded_runs(blocks, n_clusters, draws, norm_sum, top_norm, rel):
     """
     n_samples = blocks.shape[0]
     centres = [[row] for row in dense_rows(blocks, [first for first, _ in draws])]
-    states = None
     for c in range(1, n_clusters):
         newest = np.array([run[-1] for run in centres])
         newest_norms = np.einsum("ij,ij->i", newest, newest)
@@ -432,10 +435,11 @@ def kmeans_plusplus_centres(blocks, n_clusters, random_state):
     return _seeded_runs(blocks, n_clusters, draws, *_norm_summary(blocks))[0]
 
 
-def _lloyd_runs(blocks, centres, rel):
+def _lloyd_runs(blocks, centres, rel, states=None):
     """The Lloyd steps of :func:`mmc._kmeans.stable_kmeans` for each run of
     ``centres`` (seeded; updated in place), every run's step in the same
-    pass over the blocks; returns the inertias.
+    pass over the blocks, from the ``states`` of :func:`_norm_summary` if
+    given; returns the inertias.
 
     A run steps until no label changes, or ``_KMEANS_MAX_ITER`` times,
     with Hamerly's bounds as in memory, then makes one pass comparing every
@@ -451,7 +455,6 @@ def _lloyd_runs(blocks, centres, rel):
     inertias = [None] * n_runs
     n_steps = [0] * n_runs
     final = [False] * n_runs
-    states = None
     while any(inertia is None for inertia in inertias):
         stepping = [
             (c, f) if i is None else None for c, f, i in zip(centres, final, inertias)
@@ -483,10 +486,10 @@ def best_kmeans_centres(blocks, n_clusters, random_state, n_runs):
     as in memory; their Lloyd steps draw nothing and share the passes
     (:func:`_lloyd_runs`)."""
     n_samples = blocks.shape[0]
-    norm_sum, top_norm, rel = _norm_summary(blocks)
+    states, norm_sum, top_norm, rel = _norm_summary(blocks)
     draws = [seeding_draws(random_state, n_samples, n_clusters) for _ in range(n_runs)]
-    runs = _seeded_runs(blocks, n_clusters, draws, norm_sum, top_norm, rel)
-    inertias = _lloyd_runs(blocks, runs, rel)
+    runs = _seeded_runs(blocks, n_clusters, draws, states, norm_sum, top_norm, rel)
+    inertias = _lloyd_runs(blocks, runs, rel, states)
     bounds = [
         inertia_bound(rel, norm_sum, n_samples, centres, inertia)
         for centres, inertia in zip(runs, inertias)

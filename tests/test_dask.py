@@ -556,9 +556,9 @@ def test_fit_on_csr_chunks_with_an_empty_chunk(sync_scheduler, Estimator):
 
 
 def test_kmeans_runs_keep_norms_and_bounds_between_passes(monkeypatch, sync_scheduler):
-    # The rows' norms are computed once a block for the seeding and once for
-    # the Lloyd steps (not at every pass), and every Lloyd pass but a run's
-    # last compares rows with Hamerly's bounds, as in memory.
+    # The rows' norms are computed once a block for the seeding and the
+    # Lloyd steps together (not at every pass), and every Lloyd pass but a
+    # run's last compares rows with Hamerly's bounds, as in memory.
     import mmc._dask_starts as starts
     from mmc._dask import RowBlocks
 
@@ -577,8 +577,9 @@ def test_kmeans_runs_keep_norms_and_bounds_between_passes(monkeypatch, sync_sche
     monkeypatch.setattr(starts, "rounding_scale", counted_scale)
     monkeypatch.setattr(starts, "_nearest_centres", recorded_nearest)
     starts.best_kmeans_centres(blocks, 4, np.random.RandomState(0), 3)
-    # _norm_summary, the seeding's first pass, the Lloyd steps' first pass.
-    assert len(scaled) == 3 * blocks.n_blocks
+    # Once a block, by _norm_summary; the seeding and the Lloyd steps start
+    # from its states.
+    assert len(scaled) == blocks.n_blocks
     n_final = 3 * blocks.n_blocks  # one pass a run compares every row
     assert bounded.count(False) == n_final and len(bounded) > 2 * n_final
 
@@ -595,7 +596,7 @@ def test_kmeans_runs_sharing_passes_step_as_each_run_alone(
 
     monkeypatch.setattr(starts, "_KMEANS_MAX_ITER", max_iter)
     blocks = RowBlocks(_chunked(_digits((0, 3, 5, 8)) * 16.0 / 15.0, 100))
-    _, _, rel = starts._norm_summary(blocks)
+    *_, rel = starts._norm_summary(blocks)
     seeded = [
         starts.kmeans_plusplus_centres(blocks, 4, np.random.RandomState(s))
         for s in range(6)
