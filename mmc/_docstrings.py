@@ -145,13 +145,19 @@ n_clusters : int, default=2
 
 EVO_ATTRIBUTES = """\
 labels_ : ndarray of shape (n_samples,)
-        Cluster of each training sample, 0 to ``n_clusters - 1``: the best
-        labelling found (clusters numbered in the order in which they first
-        occur in X, so the first sample is in cluster 0).
+        Cluster of each training sample, 0 to ``n_clusters - 1``, as
+        ``predict`` gives it: the clusters of the least-squares classifier of
+        the best labelling found (clusters numbered in the order in which
+        they first occur in X, so the first sample is in cluster 0). They
+        differ from that labelling only where the classifier cannot follow
+        it: identical samples are never split (the cluster sizes bound the
+        labelling, not these clusters; with more clusters than distinct
+        samples, fewer clusters and a ``ConvergenceWarning``), and a few
+        samples the size bounds hold in another cluster.
 
     fitness_ : float
-        Fitness of ``labels_``: the optimal value of the regularised
-        least-squares problem (lower is better, in [0, 1]).
+        Fitness of the best labelling found: the optimal value of the
+        regularised least-squares problem (lower is better, in [0, 1]).
 
     objective_ : float
         Same as ``fitness_`` (the name the other estimators use).

@@ -176,27 +176,33 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
                     f"max_generations.",
                     ConvergenceWarning,
                 )
-        sign = orientation(best.labels[0])
-        labels = sign * best.labels.astype(np.intp)
-        u = sign * best.coordinates
-        self.labels_ = (labels > 0).astype(np.intp)
+        labels = best.labels.astype(np.intp)
+        u = best.coordinates
         self.fitness_ = best.objective
         self.objective_ = best.objective
         self.n_generations_ = int(best.n_generations)
         self.n_components_ = basis.V.shape[1]
-        self.dual_coef_ = dual_coef(u)
         decision = basis.V @ (basis.weights * u)
         threshold = fitted_threshold(decision, labels)
-        wrong = np.count_nonzero((decision > threshold) != (labels > 0))
-        if wrong and wrong >= min(self.labels_.sum(), n_samples - self.labels_.sum()):
+        predicted = decision > threshold
+        wrong = np.count_nonzero(predicted != (labels > 0))
+        n_positive = np.count_nonzero(labels > 0)
+        if wrong and wrong >= min(n_positive, n_samples - n_positive):
             # The predictions reproduce the labelling no better than one
             # cluster would: a kernel without information (constant, as a
             # poly kernel of degree 0) fits every labelling alike, and the
             # search's is random. One cluster, as the other estimators give,
             # and predict agrees with labels_.
-            labels = np.full(n_samples, -1, dtype=np.intp)
-            self.labels_ = np.zeros(n_samples, dtype=np.intp)
-            threshold = fitted_threshold(decision, labels)
+            threshold = fitted_threshold(decision, np.full(n_samples, -1))
+            predicted = decision > threshold
+        # labels_ are the clusters of the least-squares classifier, as with
+        # more clusters (mmc._evo_multiclass._fit_clusters says why).
+        sign = orientation(predicted[0])
+        if sign < 0:
+            u, decision, threshold = -u, -decision, -threshold
+            predicted = decision > threshold
+        self.labels_ = predicted.astype(np.intp)
+        self.dual_coef_ = dual_coef(u)
         self.intercept_ = float(-threshold)
         warn_if_one_cluster(name, self.labels_, self.class_balance_)
         return self

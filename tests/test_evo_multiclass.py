@@ -467,3 +467,51 @@ def test_identical_samples_make_one_cluster_with_a_warning(Estimator):
         est = Estimator(n_clusters=3, random_state=0).fit(X)
     np.testing.assert_array_equal(est.labels_, 0)
     np.testing.assert_array_equal(est.predict(X[:2]), 0)
+
+
+def _repeated_rows(sizes, n_features=3, seed=0):
+    """Distinct random rows, row g repeated ``sizes[g]`` times, and the
+    group of each sample."""
+    base = np.random.default_rng(seed).standard_normal((len(sizes), n_features))
+    groups = np.repeat(np.arange(len(sizes)), sizes)
+    return base[groups], groups
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+@pytest.mark.parametrize(
+    "n_clusters, sizes, class_balance",
+    [
+        # Clusters of 10 from groups of 6: the size floors split a group.
+        (3, (6, 6, 6, 6, 6), "auto"),
+        # Two even clusters from groups of 12, 9 and 9: the same with two.
+        (2, (12, 9, 9), 0.0),
+    ],
+)
+def test_identical_rows_share_a_cluster(Estimator, n_clusters, sizes, class_balance):
+    # labels_ are the least-squares classifier's clusters: identical rows,
+    # whose predictions are equal, are never split (the search's labelling
+    # split one group here, and predict then differed from labels_ on 3 to
+    # 6 of the 30 samples).
+    X, groups = _repeated_rows(sizes)
+    est = Estimator(
+        n_clusters=n_clusters, class_balance=class_balance, random_state=0
+    ).fit(X)
+    for group in range(len(sizes)):
+        assert np.unique(est.labels_[groups == group]).size == 1
+    np.testing.assert_array_equal(est.predict(X), est.labels_)
+    assert est.labels_[0] == 0
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_more_clusters_than_distinct_rows_warns(Estimator):
+    # Five distinct rows cannot make eight clusters without splitting
+    # identical samples: five clusters and a ConvergenceWarning, as KMeans
+    # and CPM3C give.
+    X, groups = _repeated_rows((6, 6, 6, 6, 6))
+    with pytest.warns(ConvergenceWarning, match="found 5 non-empty clusters"):
+        est = Estimator(n_clusters=8, random_state=0).fit(X)
+    assert np.unique(est.labels_).size == 5
+    np.testing.assert_array_equal(np.unique(est.labels_), np.arange(5))
+    for group in range(5):
+        assert np.unique(est.labels_[groups == group]).size == 1
+    np.testing.assert_array_equal(est.predict(X), est.labels_)
