@@ -92,12 +92,15 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
 
     def _fit(self, X):
         """Validate X, map it to the kernel's features and fit on them."""
+        self._origin_shift = None  # (Dask arrays are never centred.)
         if is_dask_input(X):
             X = self._dask_features(X)
         else:
             X = self._training_features(self._validate_features(X, reset=True))
         self._check_params_vs_input(X)
-        return self._fit_features(X)
+        self._fit_features(X)
+        self._fold_origin_shift()
+        return self
 
     def _dask_segment_rows(self):
         """Rows of the segments the blocks of a Dask fit must hold whole

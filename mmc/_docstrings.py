@@ -179,6 +179,12 @@ labels_ : ndarray of shape (n_samples,)
         The balance bound the search used: ``class_balance``, or the value
         ``"auto"`` chose.
 
+    shift_ : ndarray of shape (n_features,) or None
+        With the rbf kernel, which does not depend on the origin, the mean
+        of dense training data far from it (more than about 10^4 times
+        their spread), subtracted from the samples before the kernel, at fit
+        and predict time alike; else None.
+
     intercept_ : float or ndarray of shape (n_clusters,)
         Threshold subtracted from the least-squares predictions in
         ``decision_function``: the one that best reproduces ``labels_`` on

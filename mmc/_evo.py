@@ -25,6 +25,7 @@ from mmc._evo_basis import (
     nystroem_dual_coef,
     singular_landmarks,
 )
+from mmc._rows import centred
 from mmc._seeds import draw_seeds
 from mmc._threads import pass_products
 from mmc.kernels import kernel_matrix, nystroem
@@ -89,7 +90,8 @@ class EvoMMC(_BaseEvoMMC):
     ----------
     {attributes}
     X_fit_ : ndarray or sparse matrix of shape (n_samples, n_features)
-        Training samples, kept for the kernel expansion of ``predict``.
+        Training samples, kept for the kernel expansion of ``predict``
+        (less ``shift_`` when it is set).
 
     dual_coef_ : ndarray of shape (n_samples,) or (n_samples, n_clusters)
         Coefficients c of the least-squares fit ``f(x) = sum_i c_i k(x_i, x)``
@@ -282,7 +284,7 @@ class FastEvoMMC(_BaseEvoMMC):
         The landmarks, kept for ``predict``: the k-means centres, the
         singular vectors (rows) or the landmarks given (a dense array, also
         for sparse X) or the samples drawn; with ``"svd"`` there may be fewer
-        than ``n_components``.
+        than ``n_components``. Less ``shift_`` when it is set.
 
     dual_coef_ : ndarray of shape (n_components,) or (n_components, n_clusters)
         Coefficients c of the least-squares fit ``f(x) = sum_{i in R} c_i
@@ -429,7 +431,8 @@ class FastEvoMMC(_BaseEvoMMC):
         rule = self._resolve_landmarks() if isinstance(self.landmarks, str) else None
         points = None
         if rule is None:
-            points = self._check_landmarks(X)
+            # In the coordinates of X (centred by shift_ when set).
+            points = centred(self._check_landmarks(X), self.shift_)
         elif rule == "svd":
             points = singular_landmarks(X, r, np.random.RandomState(seed))
         elif rule == "kmeans" and r < n_samples:

@@ -33,7 +33,7 @@ from mmc._evo_search import (
 )
 from mmc._feature_map import KERNEL_COEFFICIENT_CONSTRAINTS
 from mmc._labelling import balance_bound, orientation, warn_if_one_cluster
-from mmc._rows import warn
+from mmc._rows import centred, origin_shift, warn
 from mmc._seeds import draw_seeds
 from mmc._threads import best_of_restarts, restart_threads, single_blas_thread
 from mmc.kernels import KERNELS, resolve_gamma, resolve_kernel
@@ -107,7 +107,13 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
         self._check_params_vs_input(X)
         random_state = check_random_state(self.random_state)
         init_labels = self._initial_labels(n_samples, self.n_clusters)
-        self.kernel_ = resolve_kernel(X, self.kernel)
+        # Of the kernels only the rbf does not depend on the origin: it sees
+        # data far from it centred (mmc._rows.origin_shift), new samples
+        # too. "auto" picks it by the distances, the same from any origin.
+        shift = origin_shift(X)
+        self.kernel_ = resolve_kernel(centred(X, shift), self.kernel)
+        self.shift_ = shift if self.kernel_ == "rbf" else None
+        X = centred(X, self.shift_)
         gamma = resolve_gamma(X, self.gamma) if self.kernel_ != "linear" else 1.0
         self.gamma_ = gamma
         basis, dual_coef = self._fit_basis(X, gamma, random_state)
@@ -228,7 +234,7 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
             the cluster's ``intercept_``.
         """
         check_is_fitted(self)
-        X = self._validate_X(X, reset=False)
+        X = centred(self._validate_X(X, reset=False), self.shift_)
         return self._predictions(X) + self.intercept_
 
     def predict(self, X):

@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 from mmc._base import _BinaryPredictMixin
 from mmc._dask_api import is_dask_input, map_blocks_predict
 from mmc._docstrings import KERNEL_COEFFICIENTS
-from mmc._rows import decision_values
+from mmc._rows import centred, decision_values, origin_shift
 from mmc.kernels import FEATURE_MAP_KERNELS, KernelFeatureMap
 
 # The kernel coefficients of every estimator, as in sklearn.svm.SVC.
@@ -100,10 +100,15 @@ class _FeatureMapMixin:
         """Fit the map on the validated training samples X (drawing its
         landmarks with ``random_state``) and return their features; X itself
         with the linear kernel."""
+        self._origin_shift = None
         if self.kernel == "linear":
             # A map of an earlier fit with another kernel is not this fit's.
             self.__dict__.pop("kernel_map_", None)
-            return X
+            # A hyperplane with an intercept does not depend on the origin:
+            # data far from it are fitted centred (mmc._rows.origin_shift),
+            # and _fold_origin_shift puts the shift into the intercepts.
+            self._origin_shift = origin_shift(X)
+            return centred(X, self._origin_shift)
         self.kernel_map_ = KernelFeatureMap(
             self.kernel,
             gamma=self.gamma,
@@ -113,6 +118,21 @@ class _FeatureMapMixin:
             random_state=self.random_state,
         ).fit(X)
         return self.kernel_map_.transform(X)
+
+    def _fold_origin_shift(self):
+        """After a fit on data centred by ``_fit_feature_map``: the
+        intercepts of the hyperplanes on the raw samples (``coef_`` is the
+        same), so that ``predict`` takes new samples as they are."""
+        shift = self.__dict__.pop("_origin_shift", None)
+        if shift is None:
+            return
+        coef = np.atleast_2d(self.coef_)
+        # By the row kernel, not BLAS: the same intercepts on every CPU.
+        moved = decision_values(coef, shift, 0.0)
+        if np.ndim(self.intercept_) == 0:
+            self.intercept_ = float(self.intercept_ - moved[0])
+        else:
+            self.intercept_ = np.ascontiguousarray(self.intercept_ - moved)
 
 
 class _LinearDecisionMixin(_BinaryPredictMixin, _FeatureMapMixin):

@@ -478,7 +478,12 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
         # The refinement with a kernel maps the samples again (under sharper
         # kernels), so they are validated and mapped in two steps.
         X = self._validate_X(X, reset=True)
-        return self._fit_features(X, self._fit_feature_map(X))
+        features = self._fit_feature_map(X)
+        # (The linear kernel's features are X, centred if far from the
+        # origin: the refinement sees them too.)
+        self._fit_features(features if self.kernel == "linear" else X, features)
+        self._fold_origin_shift()
+        return self
 
     @single_blas_thread
     def _fit_features(self, X, features):

@@ -11,13 +11,14 @@ worker process after fits of the three estimators that take Dask arrays
 
 import functools
 import inspect
+import math
 import warnings
 
 import numpy as np
 import scipy.sparse as sp
 
 from mmc._core import _linear
-from mmc._core._common import column_sums
+from mmc._core._common import column_sums, row_sq_norms
 
 # Largest magnitude of the values of X, by dtype, for which every product
 # and square the estimators form (kernel values, variances, decision values)
@@ -100,6 +101,53 @@ def column_means(X):
     row_kernel(X, column_sums)(out)
     out /= X.shape[0]
     return out
+
+
+# Dense data whose mean is r times their spread away from the origin (the
+# spread: the root mean squared distance of the rows to their mean) are
+# centred before the fits that do not depend on the origin (see
+# origin_shift) once r^2 exceeds this: beyond it, centred second moments
+# computed from the raw rows keep less than half of float64's digits.
+FAR_FROM_ORIGIN = 1.0 / math.sqrt(np.finfo(np.float64).eps)
+
+
+def origin_shift(X):
+    """The column means of a dense X far from the origin, else None.
+
+    The estimators whose clusters do not depend on the origin of X (the
+    hyperplanes with an intercept, the rbf kernel) form centred quantities
+    from the raw rows -- ``|x - m|^2`` as ``|x|^2 - 2 x.m + |m|^2``, the
+    products of centred constraint vectors -- which lose about ``2 log10 r``
+    of float64's 16 digits when the mean ``m`` is ``r`` times the spread of
+    the data away from the origin (measured: CPMMC and MultivariateMMC
+    split standardised wine moved by 10^6 unlike wine itself, 26-28 % of
+    the labels, and every such estimator lost it moved by 10^8;
+    ``bench/studies/origin.md``). Such data are centred first, as KMeans
+    centres every dense X (a copy, made only for them): by :func:`centred`
+    at fit time, and the same shift at predict time or folded into the
+    intercepts. Sparse X is never centred (it would no longer be sparse).
+    """
+    if sp.issparse(X) or X.shape[0] == 0:
+        return None
+    mean = column_means(X)
+    sq_norms = np.empty(X.shape[0])
+    row_kernel(X, row_sq_norms)(sq_norms)
+    centre = math.fsum(mean * mean)
+    # The spread squared from the raw moments: accurate wherever the test
+    # is close (r^2 near FAR_FROM_ORIGIN), rounding noise (tiny or negative)
+    # far beyond, where it can only say "far" again.
+    spread = math.fsum(sq_norms) / X.shape[0] - centre
+    if spread * FAR_FROM_ORIGIN >= centre:
+        return None
+    return mean
+
+
+def centred(X, shift):
+    """``X - shift`` (a new C-contiguous array of X's dtype), or X itself
+    when ``shift`` is None."""
+    if shift is None:
+        return X
+    return np.subtract(X, shift.astype(X.dtype, copy=False))
 
 
 def decision_values(X, coef, intercept, out=None):

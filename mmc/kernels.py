@@ -49,6 +49,7 @@ from sklearn.utils import check_random_state
 
 from mmc._docstrings import KERNEL_COEFFICIENTS, fill_doc
 from mmc._kmeans import squared_row_norms
+from mmc._rows import centred, origin_shift
 from mmc._threads import single_blas_thread
 
 __all__ = [
@@ -328,6 +329,11 @@ class KernelFeatureMap:
 
     n_samples_fit_ : int
         Number of training samples.
+
+    shift_ : ndarray of shape (n_features,) or None
+        With the rbf kernel, which does not depend on the origin, the mean
+        of dense training samples far from it (:func:`mmc._rows.origin_shift`),
+        subtracted from every sample the map sees; else None.
     """
 
     def __init__(
@@ -371,6 +377,8 @@ class KernelFeatureMap:
         precomputed = self.kernel == "precomputed"
         n_samples = X.shape[0]
         self.n_samples_fit_ = n_samples
+        self.shift_ = origin_shift(X) if self.kernel == "rbf" else None
+        X = centred(X, self.shift_)
         if n_samples <= self.n_components:
             self.landmarks_ = np.arange(n_samples)
         else:
@@ -440,6 +448,7 @@ class KernelFeatureMap:
             K = X[rows][:, self.landmarks_]
             K_landmarks = X[self.landmarks_][:, self.landmarks_]
         else:
+            X = centred(X, self.shift_)
             basis = X[self.landmarks_].astype(np.float64)
             K = pairwise_kernels(X[rows], basis, metric=self.kernel, **self._params)
             K_landmarks = pairwise_kernels(basis, metric=self.kernel, **self._params)
@@ -485,6 +494,8 @@ class KernelFeatureMap:
             )
         if self.kernel == "precomputed":
             X = _dense(X[:, self.landmarks_])
+        else:
+            X = centred(X, self.shift_)
         features = np.asarray(self.nystroem_.transform(X), dtype=X.dtype, order="C")
         if not np.isfinite(features).all():
             raise ValueError(self._non_finite_message())
