@@ -33,7 +33,7 @@ from mmc._evo_search import (
 )
 from mmc._feature_map import KERNEL_COEFFICIENT_CONSTRAINTS
 from mmc._labelling import balance_bound, orientation, warn_if_one_cluster
-from mmc._rows import centred, origin_shift, warn
+from mmc._rows import centred, decision_values, origin_shift, warn
 from mmc._seeds import draw_seeds
 from mmc._threads import best_of_restarts, restart_threads, single_blas_thread
 from mmc.kernels import KERNELS, resolve_gamma, resolve_kernel
@@ -188,7 +188,9 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
         self.objective_ = best.objective
         self.n_generations_ = int(best.n_generations)
         self.n_components_ = basis.V.shape[1]
-        decision = basis.V @ (basis.weights * u)
+        # By the row kernel, not BLAS: labels_ follow these values, the same
+        # on every CPU.
+        decision = decision_values(basis.V, basis.weights * u, 0.0)
         threshold = fitted_threshold(decision, labels)
         predicted = decision > threshold
         wrong = np.count_nonzero(predicted != (labels > 0))
@@ -201,8 +203,12 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
             # and predict agrees with labels_.
             threshold = fitted_threshold(decision, np.full(n_samples, -1))
             predicted = decision > threshold
-        # labels_ are the clusters of the least-squares classifier, as with
-        # more clusters (mmc._evo_multiclass._fit_clusters says why).
+        else:
+            # labels_ are the clusters of the least-squares classifier, as
+            # with more clusters (mmc._evo_multiclass._fit_clusters says
+            # why), with the threshold in the middle of their own gap.
+            threshold = fitted_threshold(decision, np.where(predicted, 1, -1))
+            predicted = decision > threshold
         sign = orientation(predicted[0])
         if sign < 0:
             u, decision, threshold = -u, -decision, -threshold

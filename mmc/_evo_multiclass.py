@@ -39,12 +39,13 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from mmc._balance import min_cluster_size
+from mmc._core._cpm3c import score_matrix
 from mmc._core._evo import fitness
 from mmc._core._evo_multiclass import local_search
 from mmc._evo_search import RunResult
 from mmc._kmeans import nearest_centres, squared_distances, stable_kmeans
 from mmc._labelling import first_occurrence_order, warn_if_clusters_lost
-from mmc._rows import warn
+from mmc._rows import row_kernel, warn
 from mmc._seeds import draw_seeds
 from mmc._threads import (
     best_of_restarts,
@@ -381,14 +382,24 @@ class _MulticlassEvoMixin:
         self.n_generations_ = int(best.n_generations)
         self.n_components_ = basis.V.shape[1]
         U = best.coordinates
-        decision = basis.V @ (basis.weights[:, None] * U.T)
+        # By the row kernel, not BLAS: labels_ follow these scores, the same
+        # on every CPU.
+        decision = np.empty((basis.V.shape[0], k))
+        weighted = np.ascontiguousarray(basis.weights[:, None] * U.T)
+        row_kernel(basis.V, score_matrix)(weighted, np.zeros(k), decision)
         offsets = fitted_offsets(decision, best.labels.astype(np.intp))
         # labels_ are the clusters of the least-squares classifier, those
         # predict gives the training samples. The search's labelling differs
         # from them only where the fit cannot follow it: identical samples
         # that the size floors split (their rows of V are tied bitwise, so
         # their predictions are equal), a few samples the floors hold (1 of
-        # 1,797 on the ten digits, bench/studies/predict_labels.md).
+        # 1,797 on the ten digits, bench/studies/predict_labels.md). The
+        # offsets are then fitted again, to the classifier's own clusters:
+        # the widest margin around them, where those of the search's
+        # labelling leave a split group exactly on a boundary (a tie that
+        # the rounding of predict would break either way).
+        predicted = np.argmax(decision - offsets, axis=1)
+        offsets = fitted_offsets(decision, predicted)
         predicted = np.argmax(decision - offsets, axis=1)
         order, relabel = first_occurrence_order(predicted, k)
         self.labels_ = relabel[predicted]

@@ -500,6 +500,16 @@ def test_identical_rows_share_a_cluster(Estimator, n_clusters, sizes, class_bala
         assert np.unique(est.labels_[groups == group]).size == 1
     np.testing.assert_array_equal(est.predict(X), est.labels_)
     assert est.labels_[0] == 0
+    # No sample on a boundary: the threshold or offsets are fitted to these
+    # clusters, not to the search's split group (whose tie the rounding of
+    # predict broke either way).
+    decision = est.decision_function(X)
+    if decision.ndim == 1:
+        margins = np.abs(decision)
+    else:
+        top_two = np.sort(decision, axis=1)[:, -2:]
+        margins = top_two[:, 1] - top_two[:, 0]
+    assert margins.min() > 1e-6 * np.abs(decision).max()
 
 
 @pytest.mark.parametrize("Estimator", ESTIMATORS)
