@@ -23,47 +23,33 @@ from mmc.metrics import clustering_error
 
 EPOCHS = []
 ROUNDS = {"first": 1, "later": 1}
+SOLVE = d.DualMulticlassSVM.solve
 
 
 def solve(self):
     """DualMulticlassSVM.solve with ROUNDS["first"] rounds in the first
-    epoch and ROUNDS["later"] in the others; records the epochs."""
-    self._n_solves += 1
-    seed = (self.seed + self._n_solves) % 2**32
-    segment = self.segment_rows or max(self.X.shape[0], 1)
-    state = (
-        self._x_dot_mean,
-        self._sq_norms,
-        self.assignment,
-        self.alpha,
-        self.W_T,
-        self.mean_coef,
-        self.W_dot_mean,
-        self.v,
-        self.intercept_scale,
-        self._mean_sq_norm,
-        self.C / self.X.shape[0],
-    )
+    epoch and ROUNDS["later"] in the others (a second solve, from the next
+    seed, when the first epoch does not converge); records the epochs."""
+    before = self.n_epochs
     first, later = ROUNDS["first"], ROUNDS["later"]
     if first == later:
-        epochs, violation = self._epochs(
-            *state, seed, d.MAX_EPOCHS, self.tol, segment, later
-        )
+        self.n_rounds = later
+        SOLVE(self)
     else:
-        epochs, violation = self._epochs(*state, seed, 1, self.tol, segment, first)
-        if violation > self.tol:
-            more, violation = self._epochs(
-                *state,
-                (seed * 2654435761 + 1) % 2**32,
-                d.MAX_EPOCHS - 1,
-                self.tol,
-                segment,
-                later,
-            )
-            epochs += more
-    self.n_epochs += epochs
-    EPOCHS.append(epochs)
-    self.converged = violation <= self.tol
+        limit = d.MAX_EPOCHS
+        self.n_rounds, d.MAX_EPOCHS = first, 1
+        try:
+            SOLVE(self)
+        finally:
+            d.MAX_EPOCHS = limit
+        if not self.converged:
+            self.n_rounds = later
+            d.MAX_EPOCHS = limit - 1
+            try:
+                SOLVE(self)
+            finally:
+                d.MAX_EPOCHS = limit
+    EPOCHS.append(self.n_epochs - before)
 
 
 def load(data, n_samples):
