@@ -71,7 +71,7 @@ def test_origin_shift_follows_the_precision_rule():
     "X",
     [
         np.zeros((5, 3)),  # no spread, at the origin
-        np.full((5, 3), 7.0),  # no spread; but nothing to centre for
+        np.full((5, 3), 7.0),  # no spread, away from the origin: zeros
         sp.csr_matrix(_spread_of(1e9)),  # sparse: never centred
     ],
     ids=["zeros", "constant", "sparse"],
