@@ -92,7 +92,8 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
 
     def _fit(self, X):
         """Validate X, map it to the kernel's features and fit on them."""
-        self._origin_shift = None  # (Dask arrays are never centred.)
+        # (Dask arrays are never centred: far ones are refused.)
+        self._origin_shift = None
         if is_dask_input(X):
             X = self._dask_features(X)
         else:

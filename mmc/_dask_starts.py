@@ -20,12 +20,13 @@ steps share the passes (:func:`_seeded_runs`, :func:`_lloyd_runs`).
 """
 
 import copy
+import math
 
 import numpy as np
 import scipy.sparse as sp
 
 from mmc._core import _linear
-from mmc._core._common import column_sums
+from mmc._core._common import column_sums, row_sq_norms
 from mmc._core._kmeans import seed_distances
 from mmc._dask import (
     check_values,
@@ -48,7 +49,7 @@ from mmc._kmeans import (
     seeding_tolerance,
 )
 from mmc._labelling import median_split
-from mmc._rows import rows
+from mmc._rows import far_from_origin, rows
 from mmc._starts import _PCA_OVERSAMPLING, _PCA_POWER_ITERATIONS
 from mmc._starts import _orthonormalise_columns as orthonormalise_columns
 
@@ -63,18 +64,38 @@ def _decision(block, coef, intercept):
 
 
 def _column_stats(block, _state, _shared):
-    """Column sums of a block and its extreme values."""
+    """Column sums of a block, the sum of its rows' squared norms and its
+    extreme values."""
     sums = np.zeros(block.shape[1])
     column_sums(*rows(block), sums)
-    return None, (sums, value_range(block))
+    sq_norms = np.empty(block.shape[0])
+    row_sq_norms(*rows(block), sq_norms)
+    return None, (sums, math.fsum(sq_norms), value_range(block))
 
 
 def checked_column_means(blocks):
     """Check the values of X (as ``_validate_X`` does) and return the mean
-    of the rows; one pass."""
+    of the rows; one pass.
+
+    Dense data far from the origin (:func:`mmc._rows.origin_shift`), which
+    an in-memory fit centres first, are refused: the blocks are not
+    centred, and the fit would lose the clusters to rounding.
+    """
     results = blocks.map(_column_stats)
-    check_values([r[1] for r in results], blocks.dtype)
-    return sum(r[0] for r in results) / blocks.shape[0]
+    check_values([r[2] for r in results], blocks.dtype)
+    n_samples = blocks.shape[0]
+    mean = sum(r[0] for r in results) / n_samples
+    if not blocks.sparse and far_from_origin(
+        mean, math.fsum(r[1] for r in results) / n_samples
+    ):
+        raise ValueError(
+            "The rows of the Dask array X lie far from the origin: their mean "
+            "is more than 10^4 times their spread away from it, where the fit "
+            "would lose the clusters to rounding. Centre X first (X - "
+            "X.mean(axis=0)), which does not change the clustering; in-memory "
+            "fits do so themselves."
+        )
+    return mean
 
 
 def _centred_times(block, Q, mean):

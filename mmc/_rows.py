@@ -125,21 +125,27 @@ def origin_shift(X):
     ``bench/studies/origin.md``). Such data are centred first, as KMeans
     centres every dense X (a copy, made only for them): by :func:`centred`
     at fit time, and the same shift at predict time or folded into the
-    intercepts. Sparse X is never centred (it would no longer be sparse).
+    intercepts. Sparse X is never centred (it would no longer be sparse);
+    Dask arrays that far from the origin are refused
+    (:func:`mmc._dask_starts.checked_column_means`).
     """
     if sp.issparse(X) or X.shape[0] == 0:
         return None
     mean = column_means(X)
     sq_norms = np.empty(X.shape[0])
     row_kernel(X, row_sq_norms)(sq_norms)
+    return mean if far_from_origin(mean, math.fsum(sq_norms) / X.shape[0]) else None
+
+
+def far_from_origin(mean, mean_sq_norm):
+    """Whether rows of mean ``mean`` and mean squared norm ``mean_sq_norm``
+    are far from the origin (:data:`FAR_FROM_ORIGIN`)."""
     centre = math.fsum(mean * mean)
     # The spread squared from the raw moments: accurate wherever the test
     # is close (r^2 near FAR_FROM_ORIGIN), rounding noise (tiny or negative)
     # far beyond, where it can only say "far" again.
-    spread = math.fsum(sq_norms) / X.shape[0] - centre
-    if spread * FAR_FROM_ORIGIN >= centre:
-        return None
-    return mean
+    spread = mean_sq_norm - centre
+    return spread * FAR_FROM_ORIGIN < centre
 
 
 def centred(X, shift):

@@ -287,6 +287,21 @@ def test_bad_dask_input(sync_scheduler):
         CPMMC().fit(dX[dX[:, 10] > 0.5])
 
 
+@pytest.mark.parametrize("Estimator", DASK_ESTIMATORS)
+def test_dask_data_far_from_the_origin_are_refused(Estimator, sync_scheduler):
+    # In memory such data are centred first (mmc._rows.origin_shift); the
+    # blocks are not, and the fit would lose the clusters to rounding (or
+    # raise QPError): a clear error that says what to do.
+    X = _digits()
+    with pytest.raises(ValueError, match="far from the origin"):
+        Estimator(random_state=0).fit(_chunked(X + 1e9))
+    Estimator(random_state=0).fit(_chunked(X + 10.0))
+    in_memory = Estimator(random_state=0).fit(X + 1e9)
+    np.testing.assert_array_equal(
+        in_memory.labels_, Estimator(random_state=0).fit(X).labels_
+    )
+
+
 @pytest.mark.parametrize("dtype", [">f8", ">f4", "f2", "g", "i4", "?"])
 def test_other_real_dtypes_are_fitted_as_float64(sync_scheduler, dtype):
     """As scikit-learn converts them in memory: floats of the other byte
