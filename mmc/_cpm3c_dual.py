@@ -40,7 +40,7 @@ from mmc._cpm3c_constraints import (
     class_score_matrix,
     start_assignment,
 )
-from mmc._cutting_plane_run import RunResult
+from mmc._cutting_plane_run import N_LEVELS, RunResult, continuation_values
 from mmc._dask import RowBlocks
 from mmc._rows import decision_values, row_kernel
 from mmc._threads import fit_threads, map_on_threads, pass_products
@@ -59,16 +59,16 @@ MAX_EPOCHS = 1000
 
 # The default precision of each SVM, the largest violation of the dual's
 # optimality conditions in units of the margin, and the number of values of
-# C, doubling up to C. Chosen on the robustness suite's 16 multiclass and
-# 57 two-class cases and the 45 digit pairs over three seeds, never on one
-# data set (bench/studies/cpm3c_dual.md): a precision of 0.1 / 0.03 / 0.01
+# C, doubling up to C (N_LEVELS, mmc/_cutting_plane_run.py). Chosen on the
+# robustness suite's 16 multiclass and 57 two-class cases and the 45 digit
+# pairs over three seeds, never on one data set
+# (bench/studies/cpm3c_dual.md): a precision of 0.1 / 0.03 / 0.01
 # gave mean errors of 4.67 / 4.70 / 4.71 (multiclass), 12.04 / 10.76 /
 # 11.26 (two-class) and 2.01 / 1.93 / 1.93 (pairs) at median times of
 # 7.6 / 8.5 / 10.6 KMeans's on the multiclass cases; 1 / 2 / 4 / 6 values
 # of C gave 2.36 / 2.10 / 1.93 / 2.09 on the pairs and 10.89 / 11.29 /
 # 10.76 / 11.35 on the two-class cases.
 DUAL_TOL = 0.03
-N_LEVELS = 4
 
 # The visiting order of the coordinate descent on Dask arrays
 # (mmc/_dask_cpm3c.py): segments of SEGMENT_ROWS consecutive rows, each
@@ -432,8 +432,9 @@ def dual_cccp_run(
     # so C keeps 12 significant digits: the same on every CPU.
     C = float(f"{C:.12g}")
     n_levels = svm.n_levels
+    values = continuation_values(C, n_levels)
     level = 0
-    svm.set_C(C / 2.0 ** (n_levels - 1))
+    svm.set_C(values[0])
     best = (np.inf, None)
     previous, n_stale, converged = np.inf, 0, False
     for n_iter in range(1, max_iter + 1):
@@ -464,7 +465,7 @@ def dual_cccp_run(
                 converged = True
                 break
             level += 1
-            svm.set_C(C / 2.0 ** (n_levels - 1 - level))
+            svm.set_C(values[level])
         if n_iter_no_change is not None and n_stale >= n_iter_no_change:
             converged = True
             break

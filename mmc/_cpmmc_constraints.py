@@ -75,13 +75,14 @@ class _SubsetConstraints:
         return self.sign_sums[: self.size]
 
     def start(self, signs):
-        """Start from a labelling (+1 / -1, int8), modified in place later.
+        """Start from a labelling (+1 / -1, int8; a copy is kept, which the
+        run modifies, so that a start can start several working sets).
 
         The first constraint is then the most violated one at w = 0, where
         every sample lies inside the margin, with the signs of the labelling:
         decision values of those signs and of magnitude below 1 stand for it.
         """
-        self.signs = signs
+        self.signs = signs.copy()
         self.decision[:] = 0.5 * signs
 
     def loss(self):
@@ -93,6 +94,11 @@ class _SubsetConstraints:
 
     def solution(self):
         return self.coef, self.intercept
+
+    def set_C(self, C):
+        """Go on with the constraints and the iterate at another C (the
+        continuation in C)."""
+        self.dual.C = C
 
     def solve(self):
         """Solve the dual QP and recover (w, b)."""
@@ -130,14 +136,16 @@ class _SubsetConstraints:
         return self.size > 0
 
     def snapshot(self):
-        """The iterate and its signs, for :meth:`restore`."""
-        return self.coef.copy(), self.intercept, self.signs.copy()
+        """The iterate, for :meth:`restore`."""
+        return self.coef.copy(), self.intercept
 
     def restore(self, snapshot):
-        """Go back to an iterate kept by :meth:`snapshot`, at the end of a run
-        (the constraints stay as they are)."""
-        self.coef, self.intercept, signs = snapshot
-        self.signs[:] = signs
+        """Go back to an iterate kept by :meth:`snapshot`, at the end of a
+        run: its decision values and signs, and the constraints' statistics
+        at them (one pass), so that a run can go on from it (the
+        continuation in C)."""
+        self.coef, self.intercept = snapshot
+        self.update()
 
     def slack(self):
         """Slack of the restricted problem at (w, b)."""

@@ -15,7 +15,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from mmc import _dask_starts as blocked
 from mmc._balance import SAMPLE_ROWS, resolve_class_balance, size_balance
 from mmc._base import _BaseMMC
-from mmc._cutting_plane_run import cutting_plane_run
+from mmc._cutting_plane_run import continuation_values, cutting_plane_run
 from mmc._dask import RowBlocks, decision_values_on_blocks
 from mmc._dask_api import frame_values, is_dask_dataframe, is_dask_input, refuse_dask
 from mmc._feature_map import _FeatureMapMixin, _LinearDecisionMixin
@@ -186,11 +186,20 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
             # of the documented objective top_variance/2 |W|^2 + C loss, where
             # the working set reports loss_ws = scale * loss.
             C = self._resolve_C() / (top_variance * self._loss_scale)
-            working_set = self._make_working_set(
-                X, x_mean, min(self.max_iter, 8), C, self.class_balance_, **options
-            )
-            working_set.start(state)
-            result = self._run(working_set, C, method, name)
+
+            def started(value):
+                working_set = self._make_working_set(
+                    X,
+                    x_mean,
+                    min(self.max_iter, 8),
+                    value,
+                    self.class_balance_,
+                    **options,
+                )
+                working_set.start(state)
+                return working_set
+
+            working_set, result = self._run_levels(started, C, method, name)
             return result._replace(n_empty_clusters=working_set.n_empty_clusters())
 
         def run(start):
@@ -281,12 +290,57 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         """Early stop of the runs with free assignments."""
         return self.n_iter_no_change
 
-    def _run(self, working_set, C, start, name):
-        """One run from a started working set (:func:`cutting_plane_run`)."""
+    def _continues(self):
+        """Whether each run goes through the continuation in C
+        (:meth:`_run_levels`); CPM3C's own solver has its own."""
+        return False
+
+    def _run_levels(self, started, C, method, name):
+        """The run of a start at C: ``(working_set, result)``.
+
+        ``started(value)`` makes a working set for C = ``value``, started
+        from the start's labelling. Without the continuation, one run at C.
+        With it, a run at each of :func:`continuation_values`, each going
+        on from the constraints and the iterate of the one before: with a
+        small C the samples near the boundary lie inside the margin and
+        CCCP moves them with the hyperplane, so that the run is less bound
+        to the clustering it started from (CPM3C's continuation). A value
+        whose run ends with an empty cluster is not carried on: the relaxed
+        balance constraint ``|mean_i f(x_i)| <= class_balance`` only bounds
+        the cluster sizes where the decision values leave the margin, and a
+        small C can make one cluster optimal
+        (``bench/studies/cpmmc_continuation.md``); the next value starts
+        again from the start's labelling, and a run at C that ended so after
+        such a carry is run again from it.
+        """
+        if not self._continues():
+            working_set = started(C)
+            return working_set, self._run(working_set, C, method, name)
+        working_set, fresh, n_iter = None, True, 0
+        for value in continuation_values(C):
+            if working_set is None or working_set.n_empty_clusters():
+                working_set, fresh = started(value), True
+            else:
+                working_set.set_C(value)
+                fresh = False
+            # The precision of the objective, C times that of the loss, is
+            # the same at every value: an intermediate one is solved no
+            # closer than the last.
+            result = self._run(working_set, value, method, name, C / value)
+            n_iter += result.n_iter
+        if working_set.n_empty_clusters() and not fresh:
+            working_set = started(C)
+            result = self._run(working_set, C, method, name)
+            n_iter += result.n_iter
+        return working_set, result._replace(n_iter=n_iter)
+
+    def _run(self, working_set, C, start, name, precision=1.0):
+        """One run from a started working set (:func:`cutting_plane_run`), to
+        ``precision`` times the estimator's ``epsilon``."""
         return cutting_plane_run(
             working_set,
             C=C,
-            epsilon=self._epsilon() * self._loss_scale,
+            epsilon=precision * self._epsilon() * self._loss_scale,
             tol=self.tol,
             max_iter=self.max_iter,
             max_cccp_iter=self.max_cccp_iter,
@@ -325,7 +379,11 @@ class _BinaryCuttingPlane(_LinearDecisionMixin, _CuttingPlaneEstimator):
         # |mean_i f(x_i)| <= 1 admits w = 0, b = 1: every sample in one
         # cluster at no cost, whatever the data.
         "class_balance": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="left")],
+        "continuation": ["boolean"],
     }
+
+    def _continues(self):
+        return self.continuation
 
     # A "kmeans" start is one run (mmc._starts.initial_signs).
     _kmeans_start_runs = 1

@@ -33,7 +33,10 @@ early (``n_iter_no_change``); it then also has
 
 * ``free``: whether the assignments follow the iterate at the moment;
 * ``snapshot()`` and ``restore(snapshot)``: keep the iterate and its
-  assignments, and go back to them.
+  assignments, and go back to them (with the statistics of the constraints
+  at them, where a run may go on from the iterate: CPMMC's continuation in
+  C, :meth:`mmc._cutting_plane._CuttingPlaneEstimator._run_levels`);
+* ``set_C(C)``: go on at another C (the continuation).
 
 The subset working set of :mod:`mmc._cpmmc_constraints` and the multiclass
 one of :mod:`mmc._cpm3c_constraints` implement it. The estimators' base,
@@ -45,6 +48,18 @@ from collections import namedtuple
 import numpy as np
 
 from mmc._threads import raise_if_stopped
+
+# The continuation in C: the values C / 2**(N_LEVELS - 1), ..., C / 2, C,
+# each solved from the solution of the one before (CPM3C's coordinate
+# descent, mmc/_cpm3c_dual.py, where the number was chosen; the runs of
+# CPMMC and MultivariateMMC with continuation=True, mmc/_cutting_plane.py).
+N_LEVELS = 4
+
+
+def continuation_values(C, n_levels=N_LEVELS):
+    """The values of C of a continuation ending at C, smallest first."""
+    return [C / 2.0 ** (n_levels - 1 - level) for level in range(n_levels)]
+
 
 RunResult = namedtuple(
     "RunResult",

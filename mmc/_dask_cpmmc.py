@@ -160,14 +160,6 @@ class DaskSubsetConstraints(_SubsetConstraints):
     def n_empty_clusters(self):
         return int(self.n_positive == 0) + int(self.n_positive == self.X.shape[0])
 
-    def snapshot(self):
-        """The iterate and its count of positive signs (the signs stay on
-        the blocks: the labels are computed from the final iterate)."""
-        return self.coef.copy(), self.intercept, self.n_positive
-
-    def restore(self, snapshot):
-        self.coef, self.intercept, self.n_positive = snapshot
-
     def _pass(self, function, *shared):
         self.states, results = self.X.step(function, self.states, *shared)
         return results

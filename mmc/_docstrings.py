@@ -5,6 +5,8 @@ A section written once here (or in a driver module) replaces a placeholder
 parameter shared by several estimators is documented in one place.
 """
 
+import textwrap
+
 # The kernel coefficients, as in sklearn.svm.SVC; the kernel itself and the
 # rank of its approximation differ between the feature-map estimators and
 # the least-squares ones, and are documented by each.
@@ -34,6 +36,25 @@ n_iter_no_change : int or None, default=10
         case of the robustness suite did). None runs to ``epsilon`` or
         ``max_iter`` and ends at the last iterate, as the paper does.
 """
+
+
+def continuation_parameter(default, reason):
+    """The section of the continuation in C of CPMMC and MultivariateMMC,
+    with each one's default and the reason for it."""
+    text = (
+        "Whether each run solves the problem at ``C / 8``, ``C / 4``, "
+        "``C / 2`` and then ``C``, each value going on from the constraints "
+        "and the hyperplane of the one before (as CPM3C's runs do). With a "
+        "small C the samples near the boundary lie inside the margin and "
+        "move with the hyperplane, so that a run is less bound to the "
+        "clustering it started from. A value whose run ends with an empty "
+        "cluster is not carried on: the next starts again from the initial "
+        "labelling. False: one run at C, as in the paper. " + reason
+    )
+    body = textwrap.fill(
+        text, width=79, initial_indent=" " * 8, subsequent_indent=" " * 8
+    )
+    return f"continuation : bool, default={default}\n{body}\n"
 
 
 def fill_doc(**sections):

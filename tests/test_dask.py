@@ -126,6 +126,24 @@ def test_local_scheduler_fit_agrees_for_every_start(
     assert est.objective_ == pytest.approx(expected.objective_, rel=1e-6)
 
 
+@pytest.mark.parametrize("Estimator", [CPMMC, MultivariateMMC])
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+def test_continuation_in_c_agrees_with_the_fit_in_memory(
+    sync_scheduler, Estimator, sparse
+):
+    # Each value of C goes on from the working set of the one before, after
+    # the early stop went back to its best iterate: the signs and the
+    # statistics of the constraints follow it on the blocks as in memory.
+    X = _digits((1, 7))
+    X = sp.csr_matrix(X) if sparse else X
+    params = dict(continuation=True, n_init=3, random_state=1)
+    expected = Estimator(**params).fit(X)
+    est = Estimator(**params).fit(_chunked(X, 64))
+    assert _agreement(expected.labels_, est.labels_) >= 0.999
+    assert est.objective_ == pytest.approx(expected.objective_, rel=1e-6)
+    assert est.n_iter_ == expected.n_iter_
+
+
 def test_result_does_not_depend_on_the_scheduler(client):
     """Per-block results are summed in the order of the blocks, whichever
     worker computed them: the cluster's fit is the local scheduler's."""

@@ -21,11 +21,13 @@ def _top_variance(X):
     return np.linalg.eigvalsh(centred.T @ centred / X.shape[0])[-1]
 
 
+@pytest.mark.parametrize("continuation", [False, True])
 @pytest.mark.parametrize("init", ["pca", "random", "kmeans"])
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
-def test_error_loss_is_cpmmc_with_twice_the_c(init, sparse):
+def test_error_loss_is_cpmmc_with_twice_the_c(init, sparse, continuation):
     # Theorem 2 of the paper: with twice the error as its loss the problem is
-    # CPMMC's with C doubled; the solver then takes exactly CPMMC's path.
+    # CPMMC's with C doubled; the solver then takes exactly CPMMC's path,
+    # with the continuation in C too.
     if sparse:
         X, _ = make_sparse_clusters(
             n_samples=150,
@@ -36,10 +38,9 @@ def test_error_loss_is_cpmmc_with_twice_the_c(init, sparse):
         )
     else:
         X, _ = two_blobs(distance=2.0, seed=5)
-    cpmmc = CPMMC(C=12.0, epsilon=0.01, init=init, random_state=0).fit(X)
-    multi = MultivariateMMC(
-        loss="error", C=6.0, epsilon=0.02, init=init, random_state=0
-    ).fit(X)
+    params = dict(init=init, random_state=0, continuation=continuation)
+    cpmmc = CPMMC(C=12.0, epsilon=0.01, **params).fit(X)
+    multi = MultivariateMMC(loss="error", C=6.0, epsilon=0.02, **params).fit(X)
     np.testing.assert_array_equal(multi.labels_, cpmmc.labels_)
     np.testing.assert_allclose(multi.coef_, cpmmc.coef_, rtol=1e-9, atol=1e-12)
     assert multi.objective_ == pytest.approx(cpmmc.objective_, rel=1e-9)
