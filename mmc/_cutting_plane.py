@@ -326,7 +326,8 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
             # The precision of the objective, C times that of the loss, is
             # the same at every value: an intermediate one is solved no
             # closer than the last.
-            result = self._run(working_set, value, method, name, C / value)
+            label = method if value == C else f"{method}, C / {C / value:g}"
+            result = self._run(working_set, value, label, name, C / value)
             n_iter += result.n_iter
         if working_set.n_empty_clusters() and not fresh:
             working_set = started(C)

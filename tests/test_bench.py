@@ -138,7 +138,7 @@ MMC_ESTIMATORS = {
     "ODMC",
 }
 BASELINE_ESTIMATORS = {"KMeans", "SpectralClustering"}
-KINDS = {"digits", "tabular", "toy", "text"}
+KINDS = {"digits", "tabular", "toy", "text", "categorical"}
 
 
 def _check_summary(cases, summary, margin):
@@ -233,14 +233,14 @@ def test_robustness_quick_run_writes_every_case_and_summary(tmp_path):
 
     report = (out / "report.md").read_text()
     assert "## Robustness: every default on a broad suite" in report
-    assert "### Two-class cases (6)" in report and "### Multiclass cases (2)" in report
+    assert "### Two-class cases (7)" in report and "### Multiclass cases (2)" in report
     assert "| moons (rbf) | toy | raw | 1000 | 500:500 |" in report
     for group in groups:
         for case in robust[group]["cases"]:
             assert f"| {case}" in report
         for name, s in robust[group]["summary"].items():
             assert f"| {name} | {s['n_cases']} | {s['mean_error']:.2f} " in report
-    assert "Robustness, two-class cases (6)" in result.stdout
+    assert "Robustness, two-class cases (7)" in result.stdout
     assert "Robustness, multiclass cases (2)" in result.stdout
     assert "robustness.json" in result.stdout
 

@@ -4,9 +4,10 @@ Each case is a named data set with its classes, built from scikit-learn's
 bundled data and generators and from :func:`mmc.datasets.make_sparse_clusters`
 (no download): digit pairs, the small tabular data sets under three
 scalings, Gaussian blobs that are unbalanced, uncentred, anisotropic or of
-unequal spread, the non-linear toy data, Breiman's twonorm and ringnorm, and
-sparse text-like data with unbalanced topics. Every generator has a fixed
-seed of its own, so the cases do not change with the estimators' seed.
+unequal spread, the non-linear toy data, Breiman's twonorm and ringnorm,
+sparse text-like data with unbalanced topics, and one-hot categorical
+features. Every generator has a fixed seed of its own, so the cases do not
+change with the estimators' seed.
 
 Scalings: ``"raw"`` (as loaded or drawn), ``"minmax"``
 (:class:`~sklearn.preprocessing.MinMaxScaler`, each feature to [0, 1]),
@@ -39,9 +40,9 @@ from mmc.datasets import make_sparse_clusters
 Case = namedtuple("Case", ["name", "kind", "scaling", "nonlinear", "load"])
 Case.__doc__ = """A named data set: ``load()`` returns ``(X, y)``.
 
-``kind`` is ``"digits"``, ``"tabular"``, ``"toy"`` or ``"text"``; on the
-``nonlinear`` cases the estimators that take ``kernel=`` get
-``kernel="rbf"``.
+``kind`` is ``"digits"``, ``"tabular"``, ``"toy"``, ``"text"`` or
+``"categorical"``; on the ``nonlinear`` cases the estimators that take
+``kernel=`` get ``kernel="rbf"``.
 """
 
 SCALINGS = {"raw": "raw", "minmax": "minmax", "std": "standardised"}
@@ -131,6 +132,34 @@ def ringnorm(n_samples=1000, n_features=20, random_state=0):
     return X, y
 
 
+def one_hot_clusters(sizes, n_features=4, n_levels=3, noise=0.3, random_state=0):
+    """Clusters of categorical features, one-hot encoded.
+
+    Cluster g has ``sizes[g]`` samples; its feature f takes level
+    ``(g + f) mod n_levels``, or, with probability ``noise``, a level drawn
+    uniformly. X has ``n_features * n_levels`` binary columns, one 1 per
+    feature in each row: a gap lies along every single column, which the
+    clusters do not follow.
+    """
+    rng = np.random.RandomState(random_state)
+    y = np.repeat(np.arange(len(sizes)), sizes)
+    levels = (y[:, None] + np.arange(n_features)) % n_levels
+    noisy = rng.random_sample(levels.shape) < noise
+    levels = np.where(noisy, rng.randint(0, n_levels, levels.shape), levels)
+    X = np.zeros((y.size, n_features * n_levels))
+    rows = np.repeat(np.arange(y.size), n_features)
+    X[rows, (n_levels * np.arange(n_features) + levels).ravel()] = 1.0
+    return X, y
+
+
+def _one_hot(sizes, scaling):
+    def load():
+        X, y = one_hot_clusters(sizes)
+        return _scale(X, scaling), y
+
+    return load
+
+
 def _text(n_samples, weights=None, n_clusters=2, separation=0.3):
     def load():
         return make_sparse_clusters(
@@ -150,7 +179,7 @@ def _ratio(r):
 
 
 def two_class_cases():
-    """The two-class cases, in report order (57 cases)."""
+    """The two-class cases, in report order (60 cases)."""
     cases = [
         Case(f"digits {a}v{b}", "digits", "/16", False, _digits((a, b)))
         for a, b in ((3, 8), (1, 7), (2, 7), (8, 9), (4, 9), (1, 8), (7, 9), (1, 9))
@@ -258,6 +287,22 @@ def two_class_cases():
         cases.append(
             Case(f"text {label}", "text", "unit-norm rows", False, _text(1300, weights))
         )
+    # One-hot categorical features, as they come and standardised (min-max
+    # scaling leaves binary columns as they are).
+    for label, sizes, short in (
+        ("1:1", (150, 150), "raw"),
+        ("1:1", (150, 150), "std"),
+        ("1:3", (300, 100), "raw"),
+    ):
+        cases.append(
+            Case(
+                f"one-hot {label} {short}",
+                "categorical",
+                SCALINGS[short],
+                False,
+                _one_hot(sizes, SCALINGS[short]),
+            )
+        )
     return cases
 
 
@@ -330,5 +375,6 @@ QUICK_TWO_CLASS = (
     "iris 1v2 std",
     "moons",
     "text 1:4",
+    "one-hot 1:1 raw",
 )
 QUICK_MULTICLASS = ("iris std", "blobs k=3 1:5")

@@ -2,7 +2,7 @@
 
 Three groups (``STUDY_GROUPS``), built from what is installed:
 
-* ``"suite"``: the 57 two-class cases of ``python -m mmc.bench robustness``;
+* ``"suite"``: the 60 two-class cases of ``python -m mmc.bench robustness``;
 * ``"pairs"``: the 45 digit pairs of ``load_digits / 16``;
 * ``"generated"``: 128 tabular cases from scikit-learn's
   ``make_classification`` (20 features of which 4 or 10 informative and 2
