@@ -9,10 +9,15 @@ KMeans(n_init=10) at the same seed: the cases that move by more than a
 point, then per group the mean error, the cases worse than KMeans + 1 and
 the fit time with over without. ``scaling``: the fit time with over
 without on the scaling benchmark's data (``mmc.bench._scaling``), dense and
-sparse, 10^4 to 10^6 rows. Labels only score.
+sparse, 10^4 to 10^6 rows. ``onehot``: the error without and with on
+one-hot clusters of 150 and 150 samples from the generators of
+categorical.py and of the robustness suite
+(``mmc.bench._robustness_data.one_hot_clusters``), seeds 0-5. Labels only
+score.
 
     python -I bench/studies/cpmmc_levels.py cases CPMMC 0
     python -I bench/studies/cpmmc_levels.py scaling MultivariateMMC
+    python -I bench/studies/cpmmc_levels.py onehot MultivariateMMC
 """
 
 import itertools
@@ -28,6 +33,7 @@ from sklearn.cluster import KMeans
 from sklearn.datasets import load_digits
 
 from mmc import CPMMC, MultivariateMMC
+from mmc.bench._robustness_data import one_hot_clusters as suite_one_hot
 from mmc.bench._robustness_data import two_class_cases
 from mmc.bench._scaling import scaling_data
 from mmc.metrics import clustering_error
@@ -112,11 +118,34 @@ def run_scaling(estimator):
             )
 
 
+def run_one_hot(estimator):
+    print("| generator | seed | KMeans | without | with |")
+    print("|---|---:|---:|---:|---:|")
+    generators = {
+        "categorical.py": one_hot_clusters,
+        "robustness suite": lambda seed: suite_one_hot((150, 150), random_state=seed),
+    }
+    for label, generate in generators.items():
+        for seed in range(6):
+            X, y = generate(seed)
+            kmeans = KMeans(2, n_init=10, random_state=0).fit(X).labels_
+            labels = [fit(estimator, X, 0, c, {})[0] for c in (False, True)]
+            errors = [100 * clustering_error(y, lab) for lab in (kmeans, *labels)]
+            print(
+                f"| {label} | {seed} | "
+                + " | ".join(f"{e:.2f}" for e in errors)
+                + " |",
+                flush=True,
+            )
+
+
 def main():
     warnings.simplefilter("ignore")
     what, name = sys.argv[1], sys.argv[2]
     if what == "cases":
         run_cases(ESTIMATORS[name], int(sys.argv[3]))
+    elif what == "onehot":
+        run_one_hot(ESTIMATORS[name])
     else:
         run_scaling(ESTIMATORS[name])
 
