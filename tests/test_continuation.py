@@ -10,24 +10,10 @@ from sklearn.datasets import make_blobs
 import mmc._cutting_plane
 from mmc import CPMMC, MultivariateMMC
 from mmc._cutting_plane_run import N_LEVELS
+from mmc.bench._robustness_data import one_hot_clusters
 from mmc.metrics import clustering_error
 
 ESTIMATORS = [CPMMC, MultivariateMMC]
-
-
-def _one_hot_clusters(seed, n_samples=300, n_features=4, n_levels=3, noise=0.3):
-    """Two clusters of categorical features, one-hot encoded: feature f
-    takes level (cluster + f) mod n_levels, or any level with probability
-    ``noise``."""
-    rng = np.random.default_rng(seed)
-    clusters = np.repeat([0, 1], n_samples // 2)
-    levels = (clusters[:, None] + np.arange(n_features)) % n_levels
-    noisy = rng.random((n_samples, n_features)) < noise
-    levels = np.where(noisy, rng.integers(0, n_levels, levels.shape), levels)
-    X = np.zeros((n_samples, n_features * n_levels))
-    rows = np.repeat(np.arange(n_samples), n_features)
-    X[rows, (n_levels * np.arange(n_features) + levels).ravel()] = 1.0
-    return X, clusters
 
 
 @pytest.fixture
@@ -82,8 +68,9 @@ def test_a_value_that_empties_a_cluster_is_not_carried_on(monkeypatch):
 
 def test_one_hot_categorical_clusters_with_the_continuation():
     # The run at C cuts along one binary column (no sample in the margin);
-    # the continuation follows the clusters.
-    X, y = _one_hot_clusters(0)
+    # the continuation follows the clusters (on 10 of 12 such data sets in
+    # bench/studies/cpmmc_continuation.md, this one among them).
+    X, y = one_hot_clusters((150, 150), random_state=1)
     kmeans = clustering_error(y, KMeans(2, n_init=10, random_state=0).fit(X).labels_)
     at_c = MultivariateMMC(random_state=0).fit(X)
     continued = MultivariateMMC(continuation=True, random_state=0).fit(X)
