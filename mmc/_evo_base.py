@@ -111,9 +111,11 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
         # data far from it centred (mmc._rows.origin_shift), new samples
         # too. "auto" picks it by the distances, the same from any origin.
         shift = origin_shift(X)
-        self.kernel_ = resolve_kernel(centred(X, shift), self.kernel)
+        X_centred = centred(X, shift)
+        self.kernel_ = resolve_kernel(X_centred, self.kernel)
         self.shift_ = shift if self.kernel_ == "rbf" else None
-        X = centred(X, self.shift_)
+        if self.shift_ is not None:
+            X = X_centred
         gamma = resolve_gamma(X, self.gamma) if self.kernel_ != "linear" else 1.0
         self.gamma_ = gamma
         basis, dual_coef = self._fit_basis(X, gamma, random_state)

@@ -12,19 +12,16 @@ continuation. Recorded in bench/studies/categorical.md.
     python -I bench/studies/cpmmc_continuation.py CPMMC plain|min
 """
 
-import itertools
 import sys
 import warnings
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np
-from categorical import one_hot_clusters
+from cpmmc_levels import cases
 from sklearn.cluster import KMeans
-from sklearn.datasets import load_digits
 
 from mmc import CPMMC, MultivariateMMC
-from mmc.bench._robustness_data import two_class_cases
 from mmc.metrics import clustering_error
 
 warnings.simplefilter("ignore")
@@ -47,25 +44,9 @@ def continuation(X, kw):
     return labels if fit.objective_ < default.objective_ else default.labels_
 
 
-def cases():
-    for case in two_class_cases():
-        X, y = case.load()
-        kw = {"kernel": "rbf"} if getattr(case, "nonlinear", False) else {}
-        yield "suite", case.name, X, y, kw
-    Xd, yd = load_digits(return_X_y=True)
-    for a, b in itertools.combinations(range(10), 2):
-        m = (yd == a) | (yd == b)
-        yield "pairs", f"{a}v{b}", Xd[m] / 16, yd[m], {}
-    for s in range(4):
-        X, y = one_hot_clusters(s)
-        yield "categorical", f"onehot {s}", X, y, {}
-
-
 def main():
     results = {}
-    for group, name, X, y, kw in cases():
-        if E is MultivariateMMC and kw:
-            continue
+    for group, name, X, y, kw in cases(E):
         kmeans = KMeans(2, n_init=10, random_state=0).fit(X).labels_
         errors = [
             100 * clustering_error(y, labels)
