@@ -186,15 +186,26 @@ def grow_columns(array, capacity):
 _DENSE_INDEX = np.empty(0, dtype=np.int32)
 _DENSE_INDEX.flags.writeable = False
 
+# The index array of a CSR X that stores no value. The kernels tell dense
+# rows from CSR rows by an empty index array, so CSR rows must never have
+# one: a matrix of zeros would be read as dense values that are not there.
+# Its indptr is all zeros, so the kernels never read this index.
+_UNREAD_INDEX = np.zeros(1, dtype=np.int32)
+_UNREAD_INDEX.flags.writeable = False
+
 
 def rows(X):
     """The rows of a validated X as the kernels read them.
 
     Returns ``(X_data, X_indices, X_indptr, n_features)``: the arrays of a
     CSR X, or the values of a dense (C-contiguous) X flattened, without a
-    copy, and empty index arrays (see ``mmc/_core/_common.pxd``).
+    copy, and empty index arrays (see ``mmc/_core/_common.pxd``). A CSR X
+    that stores no value gets one unread value and index instead of empty
+    arrays, which would make its rows read as dense.
     """
     if sp.issparse(X):
+        if X.indices.size == 0:
+            return np.zeros(1, dtype=X.dtype), _UNREAD_INDEX, X.indptr, X.shape[1]
         return X.data, X.indices, X.indptr, X.shape[1]
     return X.reshape(-1), _DENSE_INDEX, _DENSE_INDEX, X.shape[1]
 

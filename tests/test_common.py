@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import pytest
 import scipy.optimize
+import scipy.sparse as sp
 from _data import two_blobs
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
@@ -279,6 +280,19 @@ def test_identical_samples_give_one_cluster_with_a_warning(Estimator):
         # The SVM of the one cluster: the same scores for every sample.
         scores = est.decision_function(X)
         assert np.all(np.isfinite(scores)) and np.ptp(scores, axis=0).max() == 0
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sparse_matrix_storing_no_value_gives_one_cluster(Estimator, dtype):
+    # A CSR matrix of zeros has empty index arrays, the kernels' mark of
+    # dense rows: its rows were once read as dense values that are not
+    # there (a segmentation fault in the first k-means pass).
+    X = sp.csr_matrix((40, 6), dtype=dtype)
+    with pytest.warns(ConvergenceWarning, match="one cluster"):
+        est = Estimator(random_state=0).fit(X)
+    assert np.unique(est.labels_).size == 1
+    np.testing.assert_array_equal(est.predict(X), est.labels_)
+    assert np.all(np.isfinite(est.decision_function(X)))
 
 
 def test_duplicated_rows_and_constant_features(Estimator):

@@ -284,6 +284,28 @@ def test_seed_distances_are_the_same_for_every_input_format(shape):
         np.testing.assert_array_equal(got, expected)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", SHAPES)
+def test_csr_storing_no_value_is_read_as_rows_of_zeros(dtype, shape):
+    # Empty index arrays mark dense rows in the kernels; rows() must not
+    # hand them a CSR matrix's (their dense blocks of four rows read values
+    # that a CSR matrix of zeros does not have).
+    X = sp.csr_matrix(shape, dtype=dtype)
+    assert X.nnz == 0 and rows(X)[1].size > 0
+    rng = np.random.default_rng(shape[0])
+    candidates = rng.normal(size=(3, shape[1]))
+    closest = np.full(shape[0], np.inf)
+    got, norms, rel = _seed(X, candidates, closest)
+    np.testing.assert_array_equal(norms, 0.0)
+    np.testing.assert_array_equal(
+        got, kmeans_seed_distances(X, norms, candidates, rel, closest)
+    )
+    labels, nearest, sums, _, _, _ = _assign(X, candidates)
+    expected = kmeans_assign(X.toarray(), norms, candidates, rel)
+    np.testing.assert_array_equal(labels, expected[0])
+    np.testing.assert_array_equal(sums, 0.0)
+
+
 def test_stable_kmeans_takes_the_same_choices_by_columns_and_by_rows():
     # Wide sparse X is read by columns (assign_columns), its dense twin and
     # a tall stack of it by rows: the same centres.
