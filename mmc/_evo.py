@@ -11,6 +11,7 @@ import math
 from numbers import Integral, Real
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.base import _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array
@@ -18,12 +19,15 @@ from sklearn.utils.validation import check_array
 from mmc._docstrings import EVO_ATTRIBUTES, EVO_PARAMETERS, fill_doc
 from mmc._evo_base import _BaseEvoMMC
 from mmc._evo_basis import (
+    ColumnsFeatureMap,
     exact_basis,
     exact_dual_coef,
     kmeans_landmarks,
     nystroem_basis,
     nystroem_dual_coef,
+    on_columns,
     singular_landmarks,
+    used_columns,
 )
 from mmc._rows import centred
 from mmc._seeds import draw_seeds
@@ -284,7 +288,10 @@ class FastEvoMMC(_BaseEvoMMC):
         The landmarks, kept for ``predict``: the k-means centres, the
         singular vectors (rows) or the landmarks given (a dense array, also
         for sparse X) or the samples drawn; with ``"svd"`` there may be fewer
-        than ``n_components``. Less ``shift_`` when it is set.
+        than ``n_components``. Less ``shift_`` when it is set. The singular
+        vectors of sparse X are a CSR matrix when the rows they are computed
+        from leave enough columns empty (hashed text, say): they are zero
+        there, and only the other columns are stored.
 
     dual_coef_ : ndarray of shape (n_components,) or (n_components, n_clusters)
         Coefficients c of the least-squares fit ``f(x) = sum_{i in R} c_i
@@ -301,7 +308,10 @@ class FastEvoMMC(_BaseEvoMMC):
     the search, built in place of the Nystroem features 65,536 rows at a
     time, plus the temporaries of a block (about 0.3 GB for r = 300) and
     O(r^2 + r d + n); no n x n array is formed. At n = 10^6, d = 50
-    (float32), r = 300: a peak of 2.8 GB (tracemalloc).
+    (float32), r = 300: a peak of 2.8 GB (tracemalloc). Of sparse X the
+    singular vectors take ``r`` values of each column their subsample uses
+    (at most 10 r rows), not of all d: on 3000 rows of 2^20 hashed
+    features (50 non-zeros a row) the fit peaked at 0.9 GB, not 7.1 GB.
 
     References
     ----------
@@ -442,10 +452,27 @@ class FastEvoMMC(_BaseEvoMMC):
             # Samples drawn at random (all of them when r = n_samples).
             feature_map = nystroem(X, r, random_state=seed, **params)
             self.landmarks_ = feature_map.component_indices_
+            self.X_landmarks_ = feature_map.components_
+        elif sp.issparse(points):
+            # Singular vectors of sparse X, zero outside the columns its
+            # subsample uses: the map is fitted to them dense on those
+            # columns and reads only those columns of X.
+            values, columns = used_columns(points)
+            feature_map = nystroem(
+                values,
+                points.shape[0],
+                random_state=seed,
+                **params,
+            )
+            self.landmarks_ = None
+            self.X_landmarks_ = on_columns(
+                feature_map.components_, columns, points.shape[1]
+            )
+            feature_map = ColumnsFeatureMap(feature_map, columns)
         else:
             feature_map = nystroem(points, points.shape[0], random_state=seed, **params)
             self.landmarks_ = None
-        self.X_landmarks_ = feature_map.components_
+            self.X_landmarks_ = feature_map.components_
         return self._nystroem_model(feature_map, X)
 
     def _start_coordinates(self, X, basis):

@@ -299,6 +299,100 @@ def test_singular_landmarks_are_the_leading_singular_vectors(shape, sparse, dtyp
     np.testing.assert_allclose(other, directions, atol=atol)
 
 
+def _wide_text(n_features=20_000, dtype=np.float64):
+    """Sparse rows of many more features than a subsample of 80 rows uses."""
+    X, y = make_sparse_clusters(
+        n_samples=200,
+        n_features=n_features,
+        nnz_per_row=50,
+        separation=0.5,
+        random_state=3,
+    )
+    return X.astype(dtype), y
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_singular_landmarks_of_wide_sparse_rows_store_the_used_columns(dtype):
+    # The directions lie in the span of the subsample's rows: zero on every
+    # column it leaves empty, which the CSR matrix does not store.
+    X, _ = _wide_text(dtype=dtype)
+    directions = mmc._evo_basis.singular_landmarks(X, 8, np.random.RandomState(1))
+    subsample = mmc._evo_basis.landmark_subsample(X, 8, np.random.RandomState(1))
+    used = np.unique(subsample.indices)
+    assert sp.issparse(directions) and directions.dtype == dtype
+    assert directions.shape == (8, X.shape[1]) and directions.nnz == 8 * used.size
+    assert used.size < X.shape[1] / 2
+    dense = directions.toarray()
+    np.testing.assert_array_equal(
+        dense[:, np.setdiff1d(np.arange(X.shape[1]), used)], 0
+    )
+    expected = _leading_right_singular_vectors(subsample.toarray(), 8, dense)
+    atol = 1e-6 if dtype == np.float32 else 1e-9
+    np.testing.assert_allclose(dense, expected, atol=atol)
+    # The values stored are those of the dense product of the same rows,
+    # to the bit; rows that use most columns give that dense product.
+    rng = np.random.default_rng(0)
+    weights = rng.standard_normal((subsample.shape[0], 3))
+    product = np.asarray(subsample.T @ weights).T.astype(dtype)
+    span = mmc._evo_basis._span_of_rows(subsample, weights, dtype)
+    assert sp.issparse(span)
+    np.testing.assert_array_equal(span.toarray(), product)
+    narrow = subsample[:, used]
+    span = mmc._evo_basis._span_of_rows(narrow, weights, dtype)
+    assert isinstance(span, np.ndarray) and span.dtype == dtype
+    np.testing.assert_array_equal(span, np.asarray(narrow.T @ weights).T.astype(dtype))
+
+
+@pytest.mark.parametrize("index_dtype", [np.int32, np.int64])
+def test_column_selection_and_landmarks_on_columns(index_dtype):
+    rng = np.random.default_rng(4)
+    X = sp.random(30, 50, density=0.2, format="csr", random_state=4)
+    X.data[::5] = 0.0  # explicit zeros stay stored
+    X.indices, X.indptr = X.indices.astype(index_dtype), X.indptr.astype(index_dtype)
+    for columns in (
+        np.array([], dtype=np.intp),
+        np.array([3, 7, 8, 49]),
+        np.arange(50),
+    ):
+        got = mmc._evo_basis.select_columns(X, columns)
+        assert got.shape == (30, columns.size)
+        np.testing.assert_array_equal(got.toarray(), X.toarray()[:, columns])
+        np.testing.assert_array_equal(
+            mmc._evo_basis.select_columns(X.toarray(), columns),
+            X.toarray()[:, columns],
+        )
+    values, columns = rng.standard_normal((4, 3)), np.array([2, 5, 11])
+    landmarks = mmc._evo_basis.on_columns(values, columns, 20)
+    expected = np.zeros((4, 20))
+    expected[:, columns] = values
+    np.testing.assert_array_equal(landmarks.toarray(), expected)
+    back, back_columns = mmc._evo_basis.used_columns(landmarks)
+    np.testing.assert_array_equal(back, values)
+    np.testing.assert_array_equal(back_columns, columns)
+
+
+def test_fastevommc_on_wide_sparse_rows_is_the_fit_with_dense_landmarks(monkeypatch):
+    X, y = _wide_text()
+    est = FastEvoMMC(n_components=20, random_state=0).fit(X)
+    assert est.kernel_ == "linear" and sp.issparse(est.X_landmarks_)
+    assert clustering_error(y, est.labels_) == 0.0
+    # The same fit from the landmarks as a dense array (the map reading
+    # every column): the same clusters and, to rounding, the same function.
+    singular_landmarks = mmc._evo.singular_landmarks
+    monkeypatch.setattr(
+        mmc._evo, "singular_landmarks", lambda *a: singular_landmarks(*a).toarray()
+    )
+    dense = FastEvoMMC(n_components=20, random_state=0).fit(X)
+    assert isinstance(dense.X_landmarks_, np.ndarray)
+    np.testing.assert_array_equal(est.labels_, dense.labels_)
+    np.testing.assert_array_equal(est.X_landmarks_.toarray(), dense.X_landmarks_)
+    for rows in (X, X.toarray()):
+        np.testing.assert_allclose(
+            est.decision_function(rows), dense.decision_function(rows), atol=1e-10
+        )
+        np.testing.assert_array_equal(est.predict(rows), est.labels_)
+
+
 def test_singular_landmarks_stop_at_the_rank():
     rng = np.random.RandomState(2)
     X = rng.standard_normal((50, 3)) @ rng.standard_normal((3, 40))  # rank 3
