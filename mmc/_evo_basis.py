@@ -497,9 +497,10 @@ class ColumnsFeatureMap:
     zero on every other column, without their products with the zeros.
 
     For the linear kernel's singular-vector landmarks of sparse data
-    (:func:`singular_landmarks`): the Nystroem map's kernel between the
-    landmarks, 300 x 300 products of 150,000 values, takes BLAS a second
-    dense and sparse-by-sparse products 10 s.
+    (:func:`singular_landmarks`): the map fitted to them as a CSR matrix
+    computes the kernel between the landmarks (300 x 300 products over the
+    used columns) as sparse-by-sparse products, and a fit of 3000 rows of
+    100,000 features took 15 s against 7.5 s with this map.
 
     Parameters
     ----------
