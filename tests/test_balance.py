@@ -119,11 +119,13 @@ def test_even_sizes_within_noise_keep_the_paper_bound():
 
 def test_two_cluster_noise_test_is_three_standard_errors_of_the_difference():
     # With two clusters the chi-square test is the proportions' difference
-    # against 3 / sqrt(n), on every split of up to 600 samples but those
-    # exactly at the bound, where the difference of two float proportions
-    # rounds either way.
+    # against 3 / sqrt(n), on every split of up to 600 samples near the
+    # bound (and the even and one-cluster splits) but those exactly at it,
+    # where the difference of two float proportions rounds either way.
     for n in range(2, 601):
-        for n_1 in range(n + 1):
+        at_bound = (n + 3 * math.sqrt(n)) / 2
+        near = range(max(0, int(at_bound) - 3), min(n, int(at_bound) + 4) + 1)
+        for n_1 in sorted({0, n // 2, n, *near, *(n - m for m in near)}):
             n_2 = n - n_1
             if (n_1 - n_2) ** 2 == 9 * n:
                 assert uneven_proportions([n_1, n_2]) is None
