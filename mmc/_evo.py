@@ -311,7 +311,7 @@ class FastEvoMMC(_BaseEvoMMC):
     (float32), r = 300: a peak of 2.8 GB (tracemalloc). Of sparse X the
     singular vectors take ``r`` values of each column their subsample uses
     (at most 10 r rows), not of all d: on 3000 rows of 2^20 hashed
-    features (50 non-zeros a row) the fit peaked at 0.9 GB, not 7.1 GB.
+    features (50 non-zeros a row) the fit peaked at 0.9 GB, not 7.4 GB.
 
     References
     ----------
