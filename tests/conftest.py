@@ -11,5 +11,25 @@ affected: its import hook does not go through sys.path.
 import sys
 from pathlib import Path
 
+import pytest
+
 _REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != _REPO_ROOT]
+
+
+@pytest.fixture
+def sync_scheduler():
+    """Dask's single-threaded scheduler for the test."""
+    import dask
+
+    with dask.config.set(scheduler="sync"):
+        yield
+
+
+@pytest.fixture
+def small_blocks(monkeypatch):
+    """Dask row blocks of any size kept as they are, so that small data make
+    several blocks (see test_dask.py::test_small_dense_blocks_are_merged)."""
+    import mmc._dask
+
+    monkeypatch.setattr(mmc._dask, "MIN_BLOCK_VALUES", 1)

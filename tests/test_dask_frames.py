@@ -32,12 +32,6 @@ def _partitioned(frame):
 
 
 @pytest.fixture
-def sync_scheduler():
-    with dask.config.set(scheduler="sync"):
-        yield
-
-
-@pytest.fixture
 def never_gathered(monkeypatch):
     """A Dask DataFrame converted whole by ``numpy.asarray`` (scikit-learn's
     validation does that) fails the test."""
