@@ -36,7 +36,7 @@ the tables::
     python -I bench/studies/balance_stability.py timing CPMMC ODMC
 
 ``collect`` takes an optional list of groups (``suite,pairs,generated``,
-all by default).
+all by default) and then the number of pairs of subsamples (2).
 """
 
 import pickle
@@ -71,17 +71,18 @@ MARGINS = (0.0, 0.05, 0.1)
 KERNEL_PARAMS = {"linear": {}, "rbf": {"kernel": "rbf"}}
 
 
-def subsample_pairs(n_samples, seed=0):
-    """``N_PAIRS`` pairs of sorted row indices, each ``FRACTION`` of the rows."""
+def subsample_pairs(n_samples, n_pairs=N_PAIRS, seed=0):
+    """``n_pairs`` pairs of sorted row indices, each ``FRACTION`` of the rows
+    (the first pairs of more are those of fewer)."""
     rng = np.random.RandomState(seed)
     size = int(FRACTION * n_samples)
     return [
         tuple(np.sort(rng.choice(n_samples, size, replace=False)) for _ in range(2))
-        for _ in range(N_PAIRS)
+        for _ in range(n_pairs)
     ]
 
 
-def collect(name, out_dir, groups=STUDY_GROUPS):
+def collect(name, out_dir, groups=STUDY_GROUPS, n_pairs=N_PAIRS):
     """Errors of the full fits and the pairs' labellings, for every bound."""
     warnings.simplefilter("ignore")
     Estimator = ESTIMATORS[name]
@@ -109,7 +110,7 @@ def collect(name, out_dir, groups=STUDY_GROUPS):
             row["error"][str(bound)] = 100 * clustering_error(y, fitted(None).labels_)
             row["pairs"][str(bound)] = [
                 tuple(fitted(rows_).predict(X).astype(np.int8) for rows_ in pair)
-                for pair in subsample_pairs(X.shape[0])
+                for pair in subsample_pairs(X.shape[0], n_pairs)
             ]
         rows.append(row)
         print(
@@ -265,7 +266,8 @@ def timing(names, candidates=("auto", "0.6", "0.9")):
 if __name__ == "__main__":
     if sys.argv[1] == "collect":
         groups = sys.argv[4].split(",") if len(sys.argv) > 4 else STUDY_GROUPS
-        collect(sys.argv[2], sys.argv[3], groups)
+        n_pairs = int(sys.argv[5]) if len(sys.argv) > 5 else N_PAIRS
+        collect(sys.argv[2], sys.argv[3], groups, n_pairs)
     elif sys.argv[1] == "timing":
         timing(sys.argv[2:])
     else:
