@@ -49,18 +49,10 @@ import numpy as np
 from sklearn.cluster import KMeans
 from sklearn.metrics import adjusted_rand_score
 
-from mmc import CPM3C, CPMMC, ODMC, EvoMMC, FastEvoMMC, MultivariateMMC
+from mmc.bench._registry import estimators as registry
 from mmc.bench._study_cases import STUDY_GROUPS, two_class_study_cases
 from mmc.metrics import clustering_error
 
-ESTIMATORS = {
-    "CPMMC": CPMMC,
-    "CPM3C": lambda **params: CPM3C(n_clusters=2, **params),
-    "MultivariateMMC": MultivariateMMC,
-    "EvoMMC": EvoMMC,
-    "FastEvoMMC": FastEvoMMC,
-    "ODMC": ODMC,
-}
 BOUNDS = ("auto", 0.3, 0.6, 0.9)
 N_PAIRS = 2
 FRACTION = 0.8
@@ -85,7 +77,7 @@ def subsample_pairs(n_samples, n_pairs=N_PAIRS, seed=0):
 def collect(name, out_dir, groups=STUDY_GROUPS, n_pairs=N_PAIRS):
     """Errors of the full fits and the pairs' labellings, for every bound."""
     warnings.simplefilter("ignore")
-    Estimator = ESTIMATORS[name]
+    make = registry()[name].make  # two clusters, random_state=0
     rows = []
     for group, case, X, y, kernel in two_class_study_cases():
         if group not in groups:
@@ -100,12 +92,8 @@ def collect(name, out_dir, groups=STUDY_GROUPS, n_pairs=N_PAIRS):
         for bound in BOUNDS:
 
             def fitted(rows_, bound=bound):
-                params = {
-                    "class_balance": bound,
-                    "random_state": 0,
-                    **KERNEL_PARAMS[kernel],
-                }
-                return Estimator(**params).fit(X if rows_ is None else X[rows_])
+                estimator = make(2, 0, class_balance=bound, **KERNEL_PARAMS[kernel])
+                return estimator.fit(X if rows_ is None else X[rows_])
 
             row["error"][str(bound)] = 100 * clustering_error(y, fitted(None).labels_)
             row["pairs"][str(bound)] = [
@@ -235,28 +223,24 @@ def timing(names, candidates=("auto", "0.6", "0.9")):
     print("| estimator | default / KMeans | rule / KMeans | rule / default |")
     print("|---|---|---|---|")
     for name in names:
-        Estimator = ESTIMATORS[name]
+        make = registry()[name].make
         ratios = []
         for _, _, X, _, kernel in cases:
             start = time.perf_counter()
             KMeans(2, n_init=10, random_state=0).fit(X)
             kmeans = time.perf_counter() - start
             start = time.perf_counter()
-            Estimator(random_state=0, **KERNEL_PARAMS[kernel]).fit(X)
+            make(2, 0, **KERNEL_PARAMS[kernel]).fit(X)
             default = time.perf_counter() - start
             start = time.perf_counter()
             for name_of_bound in candidates:
                 bound = (
                     name_of_bound if name_of_bound == "auto" else float(name_of_bound)
                 )
-                params = {
-                    "class_balance": bound,
-                    "random_state": 0,
-                    **KERNEL_PARAMS[kernel],
-                }
+                params = {"class_balance": bound, **KERNEL_PARAMS[kernel]}
                 for pair in subsample_pairs(X.shape[0]):
                     for rows_ in pair:
-                        Estimator(**params).fit(X[rows_]).predict(X)
+                        make(2, 0, **params).fit(X[rows_]).predict(X)
             rule = time.perf_counter() - start + default
             ratios.append((default / kmeans, rule / kmeans, rule / default))
         medians = np.median(ratios, axis=0)
