@@ -21,9 +21,11 @@ clusters. For each bound b of ``BOUNDS``:
   is 1).
 
 The rules measured choose the default bound unless another candidate is
-more stable by more than a margin (0, 0.05, 0.1: ``argmax`` at 0), or,
+more stable by more than a margin (0, 0.05, 0.1: ``argmax`` at 0); or,
 without a margin, the tightest bound within one standard error (over the
-pairs) of the most stable (Breiman's one-standard-error rule). The full
+pairs) of the most stable (Breiman's one-standard-error rule); or the
+default bound unless its own stability is below a level (0.5, 0.7 of
+ARI), then the most stable candidate. The full
 fit at each bound is also computed, so that every rule is scored from the
 same fits. Labels only score the results.
 
@@ -58,6 +60,7 @@ N_PAIRS = 2
 FRACTION = 0.8
 CANDIDATES = (("auto", "0.9"), ("auto", "0.6", "0.9"), ("auto", "0.3", "0.6", "0.9"))
 MARGINS = (0.0, 0.05, 0.1)
+LEVELS = (0.5, 0.7)
 # The suite's non-linear cases name the kernel; the others take each
 # estimator's default (linear, "auto" for EvoMMC and FastEvoMMC).
 KERNEL_PARAMS = {"linear": {}, "rbf": {"kernel": "rbf"}}
@@ -132,6 +135,15 @@ def by_margin(row, candidates, margin):
     return chosen
 
 
+def unless_stable(row, candidates, level):
+    """The default bound if its stability reaches ``level``, else the most
+    stable candidate (the tightest among equals)."""
+    means = {bound: np.mean(scores(row, bound)) for bound in candidates}
+    if means[candidates[0]] >= level:
+        return candidates[0]
+    return max(candidates, key=lambda b: (means[b], -candidates.index(b)))
+
+
 def by_one_standard_error(row, candidates):
     """The tightest bound within one standard error of the most stable."""
     values = {bound: scores(row, bound) for bound in candidates}
@@ -185,6 +197,13 @@ def report(out_dir, names):
                     lambda r, c=candidates: by_one_standard_error(r, c),
                 )
             )
+            for level in LEVELS:
+                lines.append(
+                    (
+                        f"stability {label}, default unless stable at {level:g}",
+                        lambda r, c=candidates, v=level: unless_stable(r, c, v),
+                    )
+                )
         for label, choose in lines:
             if choose is None:
                 cells = summary(
