@@ -52,6 +52,7 @@ from sklearn.cluster import KMeans
 from sklearn.metrics import adjusted_rand_score
 
 from mmc.bench._registry import estimators as registry
+from mmc.bench._robustness_data import multiclass_cases
 from mmc.bench._study_cases import STUDY_GROUPS, two_class_study_cases
 from mmc.metrics import clustering_error
 
@@ -266,11 +267,60 @@ def timing(names, candidates=("auto", "0.6", "0.9")):
         print(f"| {name} | " + " | ".join(f"{m:.1f}" for m in medians) + " |")
 
 
+def multiclass():
+    """CPM3C on the suite's multiclass cases: error and stability at each
+    bound (its floors: every cluster keeps ``(1 - b) n / k`` samples), and
+    the "default unless unstable" rule, printed as a table."""
+    warnings.simplefilter("ignore")
+    make = registry()["CPM3C"].make
+    print(
+        "| case | KMeans | "
+        + " | ".join(f"{b}: error (stability)" for b in BOUNDS)
+        + " |"
+    )
+    print("|---|---|" + "---|" * len(BOUNDS))
+    rows = []
+    for case in multiclass_cases():
+        X, y = case.load()
+        k = np.unique(y).size
+        kmeans = KMeans(k, n_init=10, random_state=0).fit(X).labels_
+        row = {"kmeans": 100 * clustering_error(y, kmeans), "error": {}, "pairs": {}}
+        for bound in BOUNDS:
+
+            def fitted(rows_, b=bound):
+                return make(k, 0, class_balance=b).fit(X if rows_ is None else X[rows_])
+
+            row["error"][str(bound)] = 100 * clustering_error(y, fitted(None).labels_)
+            row["pairs"][str(bound)] = [
+                tuple(fitted(rows_).predict(X) for rows_ in pair)
+                for pair in subsample_pairs(X.shape[0])
+            ]
+        rows.append(row)
+        cells = [
+            f"{row['error'][str(b)]:.2f} ({np.mean(scores(row, str(b))):.2f})"
+            for b in BOUNDS
+        ]
+        print(f"| {case.name} | {row['kmeans']:.2f} | " + " | ".join(cells) + " |")
+    for level in LEVELS:
+        chosen = [unless_stable(r, ("auto", "0.6", "0.9"), level) for r in rows]
+        errors = [r["error"][b] for r, b in zip(rows, chosen)]
+        print(
+            f"\nauto/0.6/0.9, default unless stable at {level:g}: "
+            f"mean {np.mean(errors):.2f}"
+        )
+    print(
+        f"default: mean {np.mean([r['error']['auto'] for r in rows]):.2f}; KMeans "
+        f"{np.mean([r['kmeans'] for r in rows]):.2f}"
+    )
+
+
 if __name__ == "__main__":
     if sys.argv[1] == "collect":
         groups = sys.argv[4].split(",") if len(sys.argv) > 4 else STUDY_GROUPS
         n_pairs = int(sys.argv[5]) if len(sys.argv) > 5 else N_PAIRS
         collect(sys.argv[2], sys.argv[3], groups, n_pairs)
+    elif sys.argv[1] == "multiclass":
+        multiclass()
     elif sys.argv[1] == "timing":
         timing(sys.argv[2:])
     else:
