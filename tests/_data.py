@@ -5,6 +5,11 @@ import scipy.sparse as sp
 from hypothesis import strategies as st
 
 
+def dense(X):
+    """X as a dense array, in its dtype."""
+    return X.toarray() if sp.issparse(X) else X
+
+
 def random_X(
     rng, n_samples, n_features, dtype, sparse, density=0.5, scales=(1e-2, 1.0, 1e3)
 ):

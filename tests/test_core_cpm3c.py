@@ -11,7 +11,7 @@ float64 tolerances against the reference computed from the same values.
 
 import numpy as np
 import pytest
-from _data import random_X
+from _data import dense, random_X
 
 from mmc._core import _common, _cpm3c
 from mmc._rows import rows
@@ -24,10 +24,6 @@ CASES = [
     for dtype in (np.float32, np.float64)
     for sparse in (False, True)
 ]
-
-
-def _dense(X):
-    return X.toarray() if hasattr(X, "toarray") else X
 
 
 def _call(name, X, *args, **kwargs):
@@ -61,7 +57,7 @@ def ref_top_two(scores, pinned_to=None):
 
 def ref_statistics(X, assignment, constraints, n_constraints, k):
     """B_c, A_c and the Frobenius Gram matrix of the B_c, from scratch."""
-    X = _dense(X).astype(np.float64)
+    X = dense(X).astype(np.float64)
     n, d = X.shape
     B = np.zeros((n_constraints, k, d))
     A = np.zeros(n_constraints)
@@ -90,7 +86,7 @@ def test_assign_matches_reference(dtype, sparse, shape, k):
     n = shape[0]
     W_T = rng.normal(size=(shape[1], k))
     intercepts = rng.normal(size=k)
-    scores = _dense(X).astype(np.float64) @ W_T + intercepts
+    scores = dense(X).astype(np.float64) @ W_T + intercepts
     best, runner_ref, gap_ref = ref_top_two(scores)
     old = rng.integers(k, size=n).astype(np.uint8)
     assignment = old.copy()
@@ -127,7 +123,7 @@ def test_score_matrix_matches_reference(dtype, sparse, shape, k):
     _read_only(W_T, intercepts)
     scores = np.full((shape[0], k), np.nan)
     _call("score_matrix", X, W_T, intercepts, scores)
-    expected = _dense(X).astype(np.float64) @ W_T + intercepts
+    expected = dense(X).astype(np.float64) @ W_T + intercepts
     np.testing.assert_allclose(scores, expected, rtol=RTOL, atol=1e-9)
     # The scores are those assign ranks: the same best class and gap.
     assignment = np.zeros(shape[0], dtype=np.uint8)
@@ -168,7 +164,7 @@ def test_assign_pinned_keeps_the_classes(dtype, sparse, k):
     )
     assert n_changed == 0
     np.testing.assert_array_equal(assignment, pinned)
-    scores = _dense(X).astype(np.float64) @ W_T
+    scores = dense(X).astype(np.float64) @ W_T
     _, runner_ref, gap_ref = ref_top_two(scores, pinned_to=pinned)
     np.testing.assert_array_equal(runner, runner_ref)
     np.testing.assert_allclose(gap, gap_ref, rtol=RTOL, atol=1e-12)
@@ -309,7 +305,7 @@ def test_class_sums_match_reference(dtype, sparse, k):
     sums = np.full((k, 8), np.nan)
     runner_sums = np.full((k, k, 8), np.nan)
     _call("class_sums", X, assignment, runner, sums, runner_sums)
-    Xd = _dense(X).astype(np.float64)
+    Xd = dense(X).astype(np.float64)
     expected = np.zeros((k, 8))
     np.add.at(expected, assignment, Xd)
     expected_pairs = np.zeros((k, k, 8))

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import scipy.linalg
 import scipy.sparse as sp
-from _data import two_blobs
+from _data import dense, two_blobs
 from sklearn.exceptions import ConvergenceWarning
 
 import mmc._evo
@@ -28,10 +28,6 @@ from mmc.metrics import clustering_error
 def _basis(K, reg):
     sigma, V = scipy.linalg.eigh(K)
     return spectral_basis(V, sigma, reg)
-
-
-def _dense(A):
-    return A.toarray() if sp.issparse(A) else A
 
 
 def _random_labels(rng, n, bound=None):
@@ -173,7 +169,7 @@ def test_fastevommc_matches_the_formula_with_the_nystroem_kernel(sparse, landmar
     assert Z.shape == (15, X.shape[1])
     if landmarks == "random":
         assert est.landmarks_.shape == (15,) and np.unique(est.landmarks_).size == 15
-        np.testing.assert_array_equal(_dense(Z), _dense(X[est.landmarks_]))
+        np.testing.assert_array_equal(dense(Z), dense(X[est.landmarks_]))
     else:
         assert est.landmarks_ is None
         assert isinstance(Z, np.ndarray)  # centres: dense even for sparse X

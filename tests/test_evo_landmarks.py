@@ -9,7 +9,7 @@ import _reference
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from _data import two_blobs
+from _data import dense, two_blobs
 from sklearn.exceptions import ConvergenceWarning
 
 import mmc._evo
@@ -18,10 +18,6 @@ from mmc import EvoMMC, FastEvoMMC
 from mmc.datasets import make_sparse_clusters
 from mmc.kernels import kernel_matrix
 from mmc.metrics import clustering_error
-
-
-def _dense(A):
-    return A.toarray() if sp.issparse(A) else A
 
 
 def test_kmeans_landmarks_are_reproducible_centres():
@@ -251,7 +247,7 @@ def test_fastevommc_svd_landmarks_match_the_formula(sparse):
     assert est.landmarks_ is None and isinstance(Z, np.ndarray)
     assert Z.shape == (15, 40)
     np.testing.assert_allclose(Z @ Z.T, np.eye(15), atol=1e-12)
-    K_nR = _dense(X) @ Z.T
+    K_nR = dense(X) @ Z.T
     labels = 2 * est.labels_ - 1
     expected, c = _reference.subset_fitness(K_nR, Z @ Z.T, labels, reg)
     assert est.fitness_ == pytest.approx(expected, rel=1e-8)
