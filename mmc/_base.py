@@ -16,6 +16,7 @@ from sklearn.utils.validation import validate_data
 
 from mmc._dask_api import is_dask_input, refuse_dask
 from mmc._rows import _canonical_csr, _check_magnitude, _with_int32_indices, warn
+from mmc._stability import stable_class_balance
 
 # Initialisations known to every two-cluster estimator (see mmc/_starts.py).
 INIT_METHODS = ("pca", "kmeans", "random")
@@ -93,6 +94,33 @@ class _BaseMMC(ClusterMixin, BaseEstimator):
             X = _canonical_csr(_with_int32_indices(X))
         _check_magnitude(X)
         return X
+
+    def _choose_class_balance(self, X, **sample):
+        """Set the ``class_balance`` of this fit and ``balance_stability_``.
+
+        The parameter itself, or for ``"stable"`` the setting that
+        :func:`mmc._stability.stable_class_balance` chooses on the validated
+        data X (before any feature map: the fits on subsamples map their own
+        rows). Initial labels given as ``init`` estimate the balance as for
+        ``"auto"``: a subsample has no initial labels to fit from.
+        ``sample`` holds ``take_rows`` and ``sparse`` for data in blocks.
+        The fit reads the setting from ``_class_balance_setting``.
+        """
+        self.balance_stability_ = None
+        setting = self.class_balance
+        if setting == "stable" and getattr(self, "kernel", None) == "precomputed":
+            raise ValueError(
+                f"{type(self).__name__} takes class_balance='stable' with a "
+                "kernel computed from the samples, not kernel='precomputed': "
+                "its fits on subsamples need the samples themselves."
+            )
+        if setting == "stable":
+            setting = "auto"
+            if isinstance(self.init, str):
+                setting, self.balance_stability_ = stable_class_balance(
+                    self, X, self.random_state, **sample
+                )
+        self._class_balance_setting = setting
 
     def _initial_labels(self, n_samples, n_clusters=2):
         """The labels given as ``init``, or None when ``init`` names a method.

@@ -68,7 +68,10 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         **_BaseMMC._parameter_constraints,
         **_FeatureMapMixin._feature_map_constraints,
         "C": [StrOptions({"auto"}), Interval(Real, 0, None, closed="neither")],
-        "class_balance": [StrOptions({"auto"}), Interval(Real, 0, None, closed="left")],
+        "class_balance": [
+            StrOptions({"auto", "stable"}),
+            Interval(Real, 0, None, closed="left"),
+        ],
         "epsilon": [Interval(Real, 0, None, closed="neither")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
@@ -96,9 +99,13 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         self._origin_shift = None
         if is_dask_input(X):
             X = self._dask_features(X)
+            self._check_params_vs_input(X)
+            self._choose_class_balance(X, take_rows=blocked.take_rows, sparse=X.sparse)
         else:
-            X = self._training_features(self._validate_features(X, reset=True))
-        self._check_params_vs_input(X)
+            validated = self._validate_X(X, reset=True)
+            X = self._training_features(self._fit_feature_map(validated))
+            self._check_params_vs_input(X)
+            self._choose_class_balance(validated)
         self._fit_features(X)
         self._fold_origin_shift()
         return self
@@ -247,7 +254,7 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         if isinstance(X, RowBlocks):
             sample = {"take_rows": blocked.take_rows, "sparse": X.sparse}
         return resolve_class_balance(
-            self.class_balance,
+            self._class_balance_setting,
             X,
             self._n_clusters(),
             self._balance_of,
@@ -379,7 +386,10 @@ class _BinaryCuttingPlane(_LinearDecisionMixin, _CuttingPlaneEstimator):
         **_CuttingPlaneEstimator._parameter_constraints,
         # |mean_i f(x_i)| <= 1 admits w = 0, b = 1: every sample in one
         # cluster at no cost, whatever the data.
-        "class_balance": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="left")],
+        "class_balance": [
+            StrOptions({"auto", "stable"}),
+            Interval(Real, 0, 1, closed="left"),
+        ],
         "continuation": ["boolean"],
     }
 

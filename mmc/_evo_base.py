@@ -56,7 +56,10 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
         "reg": [Interval(Real, 0, None, closed="neither")],
         "kernel": [StrOptions({"auto", *KERNELS})],
         **KERNEL_COEFFICIENT_CONSTRAINTS,
-        "class_balance": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="both")],
+        "class_balance": [
+            StrOptions({"auto", "stable"}),
+            Interval(Real, 0, 1, closed="both"),
+        ],
         "population_size": [Interval(Integral, 1, None, closed="left")],
         "offspring": [Interval(Integral, 1, None, closed="left")],
         "max_generations": [Interval(Integral, 1, None, closed="left")],
@@ -83,7 +86,7 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
         # class_balance gives the fit it gave before "auto".
         seed = draw_seeds(copy.deepcopy(random_state))
         return resolve_class_balance(
-            self.class_balance,
+            self._class_balance_setting,
             X,
             self.n_clusters,
             size_balance,
@@ -105,6 +108,7 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
                 f"n_samples={n_samples} should be >= n_clusters={self.n_clusters}."
             )
         self._check_params_vs_input(X)
+        self._choose_class_balance(X)
         random_state = check_random_state(self.random_state)
         init_labels = self._initial_labels(n_samples, self.n_clusters)
         # Of the kernels only the rbf does not depend on the origin: it sees

@@ -409,7 +409,10 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
             StrOptions({"auto"}),
             Interval(Real, 0, None, closed="left"),
         ],
-        "class_balance": [StrOptions({"auto"}), Interval(Real, 0, 1, closed="both")],
+        "class_balance": [
+            StrOptions({"auto", "stable"}),
+            Interval(Real, 0, 1, closed="both"),
+        ],
         "max_iter": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left")],
         "refine": ["boolean"],
@@ -478,6 +481,7 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
         # The refinement with a kernel maps the samples again (under sharper
         # kernels), so they are validated and mapped in two steps.
         X = self._validate_X(X, reset=True)
+        self._choose_class_balance(X)
         features = self._fit_feature_map(X)
         # (The linear kernel's features are X, centred if far from the
         # origin: the refinement sees them too.)
@@ -500,7 +504,7 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
         # evenly. With a kernel the looser bound let the relaxation's
         # unequal splits through (bench/studies/balance_noise.md).
         self.class_balance_, uneven = resolve_class_balance(
-            self.class_balance,
+            self._class_balance_setting,
             features,
             2,
             size_balance,
@@ -576,9 +580,10 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
         clusters k-means found uneven beyond sampling noise."""
         if self.intercept_scaling != "auto":
             return self.intercept_scaling
-        if self.class_balance == "auto" and uneven:
+        setting = self._class_balance_setting
+        if setting == "auto" and uneven:
             return AUTO_INTERCEPT_SCALING
-        if self.class_balance != "auto" and self.class_balance_ > PAPER_CLASS_BALANCE:
+        if setting != "auto" and self.class_balance_ > PAPER_CLASS_BALANCE:
             return AUTO_INTERCEPT_SCALING
         return 0.0
 
