@@ -76,6 +76,22 @@ def test_auto_class_balance_is_estimated_as_in_memory(sync_scheduler, sparse):
     assert _agreement(expected.labels_, est.labels_) >= 0.999
 
 
+def test_stable_class_balance_is_chosen_as_in_memory(sync_scheduler):
+    # More rows than mmc._balance.SAMPLE_ROWS: the fits on subsamples see
+    # the same sampled rows, fetched from the blocks; standardised 1:9 blobs
+    # make "auto" unstable, so that every candidate is fitted.
+    X, _ = make_blobs([2700, 300], centers=[[0.0] * 5, [4.0] + [0.0] * 4],
+                      random_state=0)  # fmt: skip
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    expected = CPMMC(n_init=1, class_balance="stable", random_state=0).fit(X)
+    est = CPMMC(n_init=1, class_balance="stable", random_state=0)
+    est.fit(chunked(X, rows=700))
+    assert len(expected.balance_stability_) == 3
+    assert est.balance_stability_ == expected.balance_stability_
+    assert est.class_balance_ == expected.class_balance_
+    assert _agreement(expected.labels_, est.labels_) >= 0.999
+
+
 @pytest.mark.parametrize("Estimator", DASK_ESTIMATORS)
 @pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
 def test_cluster_fit_agrees_with_in_memory_fit(client, Estimator, sparse):
