@@ -108,12 +108,6 @@ class _BaseMMC(ClusterMixin, BaseEstimator):
         """
         self.balance_stability_ = None
         setting = self.class_balance
-        if setting == "stable" and getattr(self, "kernel", None) == "precomputed":
-            raise ValueError(
-                f"{type(self).__name__} takes class_balance='stable' with a "
-                "kernel computed from the samples, not kernel='precomputed': "
-                "its fits on subsamples need the samples themselves."
-            )
         if setting == "stable":
             setting = "auto"
             if isinstance(self.init, str):

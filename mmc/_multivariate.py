@@ -8,7 +8,12 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from mmc._cutting_plane import _BinaryCuttingPlane
 from mmc._dask import RowBlocks
-from mmc._docstrings import N_ITER_NO_CHANGE, continuation_parameter, fill_doc
+from mmc._docstrings import (
+    N_ITER_NO_CHANGE,
+    STABLE_BALANCE_SECTIONS,
+    continuation_parameter,
+    fill_doc,
+)
 from mmc._feature_map import FEATURE_MAP_PARAMETERS
 from mmc._multivariate_constraints import _LOSS_CODES, _RelabellingConstraints
 
@@ -23,6 +28,7 @@ _LARGEST_BETA = 1e150
 @fill_doc(
     feature_map_parameters=FEATURE_MAP_PARAMETERS,
     n_iter_no_change=N_ITER_NO_CHANGE,
+    **STABLE_BALANCE_SECTIONS,
     continuation=continuation_parameter(
         False,
         "Off by default: at two seeds it lowered the mean error on the "
@@ -83,7 +89,7 @@ class MultivariateMMC(_BinaryCuttingPlane):
         constraints). Kernel feature maps concentrate the spread on a few
         directions, which calls for a larger C (as for :class:`CPMMC`).
 
-    class_balance : "auto" or float, default="auto"
+    class_balance : "auto", "stable" or float, default="auto"
         Bound on the absolute mean decision value ``|mean_i f(x_i)|``, in
         [0, 1) (at 1, ``f = 1`` puts every sample in one cluster at no cost).
         ``"auto"`` sets it from the data without labels:
@@ -92,7 +98,7 @@ class MultivariateMMC(_BinaryCuttingPlane):
         0.03) are as even as sampling noise allows (their proportions differ
         by at most ``3 / sqrt(n)`` for the n rows used), else their
         imbalance ``|n_1 - n_2| / n`` plus 0.03, short of an empty cluster.
-        The bound used is ``class_balance_``.
+        The bound used is ``class_balance_``. {stable_class_balance}
 
     epsilon : float, default=0.01
         Precision of the cutting-plane method, in units of the loss: it stops
@@ -153,7 +159,9 @@ class MultivariateMMC(_BinaryCuttingPlane):
 
     class_balance_ : float
         The balance bound the runs used: ``class_balance``, or the value
-        ``"auto"`` chose.
+        ``"auto"`` or ``"stable"`` chose.
+
+    {balance_stability}
 
     n_iter_ : int
         Number of cutting-plane iterations of the selected run (over every

@@ -126,7 +126,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from mmc._balance import PAPER_CLASS_BALANCE, resolve_class_balance, size_balance
 from mmc._base import _BaseMMC
-from mmc._docstrings import fill_doc
+from mmc._docstrings import STABLE_BALANCE_SECTIONS, fill_doc
 from mmc._feature_map import (
     FEATURE_MAP_PARAMETERS,
     _FeatureMapMixin,
@@ -147,7 +147,7 @@ AUTO_LAM = (2.0, 10.0)
 AUTO_INTERCEPT_SCALING = 1.0
 
 
-@fill_doc(feature_map_parameters=FEATURE_MAP_PARAMETERS)
+@fill_doc(feature_map_parameters=FEATURE_MAP_PARAMETERS, **STABLE_BALANCE_SECTIONS)
 class ODMC(_LinearDecisionMixin, _BaseMMC):
     """Optimal margin distribution clustering into two clusters.
 
@@ -217,7 +217,7 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
         mean lies between two even clusters, but inside the larger of two
         uneven ones. The value used is ``intercept_scaling_``.
 
-    class_balance : float or "auto", default="auto"
+    class_balance : float, "auto" or "stable", default="auto"
         Bound on ``|mean_i y_i|`` for the labellings of the working set and
         the labels. ``"auto"`` sets it from the data without labels, as for
         the other estimators (:class:`mmc.CPMMC`), from the clusters of
@@ -229,7 +229,7 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
         wine's 59:48, evenly; with the rbf kernel the looser bound raised
         the digit pairs' mean error from 0.89% to 1.42%;
         ``bench/studies/balance_noise.md``). The bound used is
-        ``class_balance_``.
+        ``class_balance_``. {stable_class_balance}
         The paper set 0.03 n for balanced and 0.3 n for unbalanced data
         sets, from the labels; ``class_balance=0.3, intercept_scaling=0``
         is the former default of mmc.
@@ -298,7 +298,9 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
 
     class_balance_ : float
         The balance bound the fit used: ``class_balance``, or the value
-        ``"auto"`` set from the data.
+        ``"auto"`` or ``"stable"`` set from the data.
+
+    {balance_stability}
 
     intercept_scaling_ : float
         The ``intercept_scaling`` the fit used.

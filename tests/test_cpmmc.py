@@ -36,6 +36,7 @@ def test_objective_and_balance_constraint_hold_at_the_solution():
 def test_restarts_keep_the_lowest_objective():
     X, _ = two_blobs(distance=2.0, seed=6)
     best = CPMMC(n_init=6, random_state=0).fit(X)
+    assert best.class_balance_ == 0.03  # "auto"'s, the bound of the singles
     singles = []
     for init in ("pca", "kmeans", "random"):
         est = CPMMC(init=init, n_init=1, random_state=0).fit(X)

@@ -374,8 +374,10 @@ def test_n_jobs_sets_the_restarts_at_a_time_on_dask(
 
     monkeypatch.setattr(mmc._cutting_plane, "best_of_restarts", recording)
     dX = chunked(digits_rows())
-    together = Estimator(random_state=0).fit(dX)
-    one_at_a_time = Estimator(random_state=0, n_jobs=1).fit(dX)
+    # (class_balance="auto": CPMMC's "stable" fits subsamples in memory first.)
+    together = Estimator(class_balance="auto", random_state=0).fit(dX)
+    one_at_a_time = Estimator(class_balance="auto", random_state=0, n_jobs=1)
+    one_at_a_time.fit(dX)
     # All restarts together (CPM3C's "auto" makes 4 with two clusters).
     assert threads == [4 if Estimator is CPM3C else Estimator().n_init, 1]
     np.testing.assert_array_equal(one_at_a_time.labels_, together.labels_)

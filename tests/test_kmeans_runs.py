@@ -137,7 +137,7 @@ def test_two_cluster_kmeans_start_draws_only_the_estimates_runs(monkeypatch):
     # same seed): the fit computes the estimate's runs and no more.
     X, _ = load_digits(n_class=2, return_X_y=True)
     calls = _count_runs(monkeypatch)
-    CPMMC(init="kmeans", n_init=1, random_state=0).fit(X)
+    CPMMC(init="kmeans", n_init=1, class_balance="auto", random_state=0).fit(X)
     assert len(calls) == KMEANS_RUNS
 
 

@@ -39,7 +39,7 @@ def test_error_loss_is_cpmmc_with_twice_the_c(init, sparse, continuation):
     else:
         X, _ = two_blobs(distance=2.0, seed=5)
     params = dict(init=init, random_state=0, continuation=continuation)
-    cpmmc = CPMMC(C=12.0, epsilon=0.01, **params).fit(X)
+    cpmmc = CPMMC(C=12.0, epsilon=0.01, class_balance="auto", **params).fit(X)
     multi = MultivariateMMC(loss="error", C=6.0, epsilon=0.02, **params).fit(X)
     np.testing.assert_array_equal(multi.labels_, cpmmc.labels_)
     np.testing.assert_allclose(multi.coef_, cpmmc.coef_, rtol=1e-9, atol=1e-12)

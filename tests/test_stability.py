@@ -10,6 +10,7 @@ import scipy.sparse as sp
 from sklearn.datasets import make_blobs
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import adjusted_rand_score
+from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.preprocessing import StandardScaler
 
 from mmc import CPM3C, CPMMC, ODMC, EvoMMC, FastEvoMMC, MultivariateMMC
@@ -69,7 +70,7 @@ def test_subsample_pairs_are_sorted_distinct_rows():
 
 def test_unstable_default_gives_way_to_the_most_stable_bound():
     X, y = _unbalanced_standardised()
-    auto = CPMMC(random_state=0).fit(X)
+    auto = CPMMC(class_balance="auto", random_state=0).fit(X)
     est = CPMMC(class_balance="stable", random_state=0).fit(X)
     stabilities = est.balance_stability_
     assert list(stabilities) == list(STABLE_CANDIDATES)
@@ -87,7 +88,7 @@ def test_unstable_default_gives_way_to_the_most_stable_bound():
 @pytest.mark.parametrize("Estimator", ESTIMATORS)
 def test_stable_default_keeps_the_fit_of_auto(Estimator):
     X, _ = _even_blobs()
-    auto = Estimator(random_state=0).fit(X)
+    auto = Estimator(class_balance="auto", random_state=0).fit(X)
     est = Estimator(class_balance="stable", random_state=0).fit(X)
     assert set(est.balance_stability_) == {"auto"}
     assert est.balance_stability_["auto"] >= STABILITY_LEVEL
@@ -95,6 +96,12 @@ def test_stable_default_keeps_the_fit_of_auto(Estimator):
     assert est.class_balance_ == auto.class_balance_
     np.testing.assert_array_equal(est.labels_, auto.labels_)
     np.testing.assert_allclose(est.decision_function(X), auto.decision_function(X))
+
+
+def test_cpmmc_default_is_stable():
+    assert CPMMC().class_balance == "stable"
+    for Estimator in (MultivariateMMC, CPM3C, ODMC, EvoMMC, FastEvoMMC):
+        assert Estimator().class_balance == "auto"
 
 
 def test_cpm3c_more_clusters_and_sparse_rows():
@@ -141,7 +148,7 @@ def test_large_sparse_data_and_tiny_data_keep_auto():
     X, _ = make_blobs(SAMPLE_ROWS + 100, centers=[[-3, 0], [3, 0]], random_state=0)
     X = sp.csr_matrix(X - X.min())
     est = CPMMC(class_balance="stable", n_init=1, random_state=0).fit(X)
-    auto = CPMMC(n_init=1, random_state=0).fit(X)
+    auto = CPMMC(class_balance="auto", n_init=1, random_state=0).fit(X)
     assert est.balance_stability_ is None
     np.testing.assert_array_equal(est.labels_, auto.labels_)
     tiny = np.array([[0.0], [0.1], [5.0], [5.1]])
@@ -152,15 +159,25 @@ def test_initial_labels_estimate_the_balance_as_for_auto():
     X, _ = _even_blobs()
     init = (X[:, 0] > 0).astype(int)
     est = CPMMC(class_balance="stable", init=init, n_init=1, random_state=0).fit(X)
-    auto = CPMMC(init=init, n_init=1, random_state=0).fit(X)
+    auto = CPMMC(class_balance="auto", init=init, n_init=1, random_state=0)
+    auto.fit(X)
     assert est.balance_stability_ is None
     np.testing.assert_array_equal(est.labels_, auto.labels_)
 
 
-def test_precomputed_kernel_is_refused():
-    X, _ = _even_blobs(40)
-    with pytest.raises(ValueError, match="class_balance='stable'.*precomputed"):
-        CPMMC(kernel="precomputed", class_balance="stable").fit(X @ X.T)
+def test_precomputed_kernel_is_subsampled_as_its_samples():
+    # The fits on subsamples take the kernel between the rows drawn, and
+    # label the rows seen by the kernel between them and the rows drawn.
+    X, _ = _unbalanced_standardised(n_large=300)
+    named = CPMMC(kernel="rbf", gamma=0.1, class_balance="stable", random_state=0)
+    named.fit(X)
+    K = pairwise_kernels(X, metric="rbf", gamma=0.1)
+    est = CPMMC(kernel="precomputed", class_balance="stable", random_state=0).fit(K)
+    assert len(named.balance_stability_) == len(STABLE_CANDIDATES)
+    assert est.balance_stability_.keys() == named.balance_stability_.keys()
+    for key, value in named.balance_stability_.items():
+        assert est.balance_stability_[key] == pytest.approx(value, abs=1e-9)
+    np.testing.assert_array_equal(est.labels_, named.labels_)
 
 
 def test_bad_value_names_the_options():
@@ -172,7 +189,7 @@ def test_warnings_are_those_of_the_fit_asked_for():
     X, _ = _even_blobs()
     with warnings.catch_warnings(record=True) as auto_warnings:
         warnings.simplefilter("always")
-        CPMMC(max_iter=1, random_state=0).fit(X)
+        CPMMC(class_balance="auto", max_iter=1, random_state=0).fit(X)
     with warnings.catch_warnings(record=True) as stable_warnings:
         warnings.simplefilter("always")
         CPMMC(max_iter=1, class_balance="stable", random_state=0).fit(X)

@@ -10,11 +10,12 @@ KMeans(n_init=10)'s in the same run. Labels only score.
 Run from any directory but the repository root (or with ``-I``), mmc
 installed::
 
-    python -I bench/studies/balance_stable.py collect CPMMC OUT_DIR [GROUPS]
+    python -I bench/studies/balance_stable.py collect CPMMC OUT_DIR [GROUPS [SEED]]
     python -I bench/studies/balance_stable.py report OUT_DIR CPMMC ODMC ...
 
 ``GROUPS`` is a comma-separated list of ``suite``, ``pairs``,
-``generated`` (all by default).
+``generated`` (all by default); ``SEED`` the ``random_state`` of every
+estimator and of KMeans (0).
 """
 
 import json
@@ -40,7 +41,7 @@ def timed_fit(estimator, X):
     return estimator, time.perf_counter() - start
 
 
-def collect(name, out_dir, groups=STUDY_GROUPS):
+def collect(name, out_dir, groups=STUDY_GROUPS, seed=0):
     """One JSON file per estimator: a row per case."""
     warnings.simplefilter("ignore")
     make = registry()[name].make
@@ -48,7 +49,7 @@ def collect(name, out_dir, groups=STUDY_GROUPS):
     for group, case, X, y, kernel in two_class_study_cases():
         if group not in groups:
             continue
-        kmeans, kmeans_time = timed_fit(KMeans(2, n_init=10, random_state=0), X)
+        kmeans, kmeans_time = timed_fit(KMeans(2, n_init=10, random_state=seed), X)
         row = {
             "group": group,
             "case": case,
@@ -57,7 +58,7 @@ def collect(name, out_dir, groups=STUDY_GROUPS):
         }
         for setting in ("auto", "stable"):
             fitted, seconds = timed_fit(
-                make(2, 0, class_balance=setting, **KERNEL_PARAMS[kernel]), X
+                make(2, seed, class_balance=setting, **KERNEL_PARAMS[kernel]), X
             )
             row[setting] = {
                 "error": 100 * clustering_error(y, fitted.labels_),
@@ -118,7 +119,8 @@ if __name__ == "__main__":
     command = sys.argv[1]
     if command == "collect":
         groups = sys.argv[4].split(",") if len(sys.argv) > 4 else STUDY_GROUPS
-        collect(sys.argv[2], sys.argv[3], groups)
+        seed = int(sys.argv[5]) if len(sys.argv) > 5 else 0
+        collect(sys.argv[2], sys.argv[3], groups, seed)
     elif command == "report":
         report(sys.argv[2], sys.argv[3:])
     else:
