@@ -84,10 +84,10 @@ STABLE_CLASS_BALANCE = """\
         clustering of ``"auto"`` is kept unless the labellings of a pair
         agree by an adjusted Rand index below 0.7 on average, and another
         bound's reach 0.7; then the bound whose pairs agree most is used
-        (``balance_stability_``). It
-        finds unbalanced clusters that k-means cuts in two, at the price of
-        four fits on subsamples before the fit (twelve when ``"auto"`` is
-        unstable; ``bench/studies/balance_stable.md``)."""
+        (``balance_stability_``). It finds unbalanced clusters that k-means
+        cuts in two, at the price of four fits on subsamples before the fit
+        (twelve when ``"auto"`` is unstable;
+        ``bench/studies/balance_stable.md``)."""
 
 BALANCE_STABILITY = """\
 balance_stability_ : dict or None
