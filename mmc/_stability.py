@@ -12,10 +12,11 @@ chooses among a few bounds by the stability of the clustering under
 subsampling (Ben-Hur, Elisseeff and Guyon 2002; Lange, Roth, Braun and
 Buhmann 2004), which needs no labels and no model of the clusters:
 
-* the rows seen are those of the k-means estimate of ``"auto"``: every
-  row up to ``SAMPLE_ROWS``, else that many drawn (the same rows for data
-  in memory and on Dask); sparse data of more rows keep ``"auto"``, as the
-  estimate does (a sample of sparse rows rarely shows their clusters);
+* the rows seen are as many as the k-means estimate of ``"auto"`` sees:
+  every row up to ``SAMPLE_ROWS``, else that many drawn with a seed of
+  the fit's generator (the same rows for data in memory and on Dask);
+  sparse data of more rows keep ``"auto"``, as the estimate does (a
+  sample of sparse rows rarely shows their clusters);
 * for a bound, ``SUBSAMPLE_PAIRS`` pairs of fits, each on a random
   ``SUBSAMPLE_FRACTION`` of those rows, each labelling all of them with
   ``predict``; its stability is the mean adjusted Rand index of the two
@@ -57,9 +58,9 @@ from mmc._seeds import draw_seeds
 STABLE_CANDIDATES = ("auto", 0.6, 0.9)
 
 # The adjusted Rand index below which the default's clustering is called
-# unstable. Two labellings at 0.7 disagree on about a tenth of the rows
-# (two even clusters); the rule measured the same at 0.5
-# (bench/studies/balance_stability.md).
+# unstable. Two labellings of two even clusters at 0.7 disagree on about
+# 8 % of the rows (ARI ~ (1 - 2p)^2 at a share p); the rule measured about
+# the same at 0.5 (bench/studies/balance_stability.md).
 STABILITY_LEVEL = 0.7
 
 # Each fit sees this share of the rows, and the pairs are this many.
