@@ -132,18 +132,29 @@ def kmeans_estimate(
     the runs; the other parameters are those of :func:`kmeans_cluster_sizes`.
     ODMC's ``"kmeans"`` start labels every row by these centres
     (:func:`mmc._starts.initial_signs`)."""
+    sample = estimate_sample(X, random_state, take_rows, sparse)
+    if sample is None:
+        return None
+    if sample is X and kmeans_runs is not None:
+        return kmeans_runs.best(KMEANS_RUNS), X
+    return best_kmeans_centres(sample, n_clusters, random_state, KMEANS_RUNS), sample
+
+
+def estimate_sample(X, random_state, take_rows=None, sparse=None):
+    """The rows an estimate from the data sees: X itself up to
+    ``SAMPLE_ROWS`` rows, else that many drawn by ``random_state``; None for
+    sparse X of more rows (see :func:`kmeans_cluster_sizes`). ``take_rows``
+    and ``sparse`` are those of :func:`kmeans_cluster_sizes`; the k-means
+    estimate and ``class_balance="stable"`` (mmc/_stability.py) both see
+    rows drawn so."""
     if sparse is None:
         sparse = sp.issparse(X)
     if sparse and X.shape[0] > SAMPLE_ROWS:
         return None
     rows = sample_rows(X.shape[0], random_state)
-    if rows is None and kmeans_runs is not None:
-        return kmeans_runs.best(KMEANS_RUNS), X
     if take_rows is not None:
-        sample = take_rows(X, np.arange(X.shape[0]) if rows is None else rows)
-    else:
-        sample = X if rows is None else X[rows]
-    return best_kmeans_centres(sample, n_clusters, random_state, KMEANS_RUNS), sample
+        return take_rows(X, np.arange(X.shape[0]) if rows is None else rows)
+    return X if rows is None else X[rows]
 
 
 def sample_rows(n_samples, random_state):

@@ -98,14 +98,14 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         # (Dask arrays are never centred: far ones are refused.)
         self._origin_shift = None
         if is_dask_input(X):
-            X = self._dask_features(X)
-            self._check_params_vs_input(X)
-            self._choose_class_balance(X, take_rows=blocked.take_rows, sparse=X.sparse)
+            X = validated = self._dask_features(X)
         else:
             validated = self._validate_X(X, reset=True)
             X = self._training_features(self._fit_feature_map(validated))
-            self._check_params_vs_input(X)
-            self._choose_class_balance(validated)
+        self._check_params_vs_input(X)
+        # (On the samples before any feature map: the fits on subsamples
+        # map their own.)
+        self._choose_class_balance(validated, **row_access(validated))
         self._fit_features(X)
         self._fold_origin_shift()
         return self
@@ -250,9 +250,7 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         self, X, seed=None, labels=None, with_floors=False, kmeans_runs=None
     ):
         """The bound of the runs (:func:`mmc._balance.resolve_class_balance`)."""
-        sample = {"kmeans_runs": kmeans_runs}
-        if isinstance(X, RowBlocks):
-            sample = {"take_rows": blocked.take_rows, "sparse": X.sparse}
+        sample = row_access(X) or {"kmeans_runs": kmeans_runs}
         return resolve_class_balance(
             self._class_balance_setting,
             X,
@@ -377,6 +375,15 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         runs = KMeansRuns(X, self._n_clusters(), np.random.RandomState(seed))
         runs.compute(self._kmeans_start_runs)
         return runs
+
+
+def row_access(X):
+    """How the class-balance rules read rows of X: for data in blocks, the
+    ``take_rows`` and ``sparse`` of :func:`mmc._balance.kmeans_cluster_sizes`
+    (rows fetched from the blocks); nothing for data in memory."""
+    if isinstance(X, RowBlocks):
+        return {"take_rows": blocked.take_rows, "sparse": X.sparse}
+    return {}
 
 
 class _BinaryCuttingPlane(_LinearDecisionMixin, _CuttingPlaneEstimator):

@@ -12,11 +12,12 @@ chooses among a few bounds by the stability of the clustering under
 subsampling (Ben-Hur, Elisseeff and Guyon 2002; Lange, Roth, Braun and
 Buhmann 2004), which needs no labels and no model of the clusters:
 
-* the rows seen are as many as the k-means estimate of ``"auto"`` sees:
-  every row up to ``SAMPLE_ROWS``, else that many drawn with a seed of
-  the fit's generator (the same rows for data in memory and on Dask);
-  sparse data of more rows keep ``"auto"``, as the estimate does (a
-  sample of sparse rows rarely shows their clusters);
+* the rows seen are drawn as for the k-means estimate of ``"auto"``
+  (:func:`mmc._balance.estimate_sample`), with a seed of the fit's
+  generator: every row up to ``SAMPLE_ROWS``, else that many (the same
+  rows for data in memory and on Dask); sparse data of more rows keep
+  ``"auto"``, as the estimate does (a sample of sparse rows rarely shows
+  their clusters);
 * for a bound, ``SUBSAMPLE_PAIRS`` pairs of fits, each on a random
   ``SUBSAMPLE_FRACTION`` of those rows, each labelling all of them with
   ``predict``; its stability is the mean adjusted Rand index of the two
@@ -42,15 +43,15 @@ before the fit, twelve when the default is unstable.
 """
 
 import copy
+import functools
 import warnings
 
 import numpy as np
-import scipy.sparse as sp
 from sklearn.base import clone
 from sklearn.metrics import adjusted_rand_score
 from sklearn.utils import check_random_state
 
-from mmc._balance import SAMPLE_ROWS, sample_rows
+from mmc._balance import estimate_sample
 from mmc._seeds import draw_seeds
 
 # The bounds compared: the default's rule first, then looser fixed bounds
@@ -97,21 +98,18 @@ def stable_class_balance(estimator, X, random_state, take_rows=None, sparse=None
     stabilities : dict or None
         The stability of each candidate computed (``"auto"`` always),
         None when the rule does not apply: sparse data of more than
-        ``SAMPLE_ROWS`` rows, or subsamples of fewer than two rows per
-        cluster.
+        ``mmc._balance.SAMPLE_ROWS`` rows, or subsamples of fewer than two
+        rows per cluster.
     """
-    if sparse is None:
-        sparse = sp.issparse(X)
-    if sparse and X.shape[0] > SAMPLE_ROWS:
-        return "auto", None
     seed = draw_seeds(copy.deepcopy(check_random_state(random_state)))
     generator = np.random.RandomState(seed)
-    rows = sample_rows(X.shape[0], generator)
     precomputed = getattr(estimator, "kernel", None) == "precomputed"
-    if take_rows is not None:
-        sample = take_rows(X, np.arange(X.shape[0]) if rows is None else rows)
-    else:
-        sample = X if rows is None else samples_of(X, rows, precomputed)
+    if precomputed:
+        # The kernel between the rows drawn (X is in memory).
+        take_rows = functools.partial(samples_of, precomputed=True)
+    sample = estimate_sample(X, generator, take_rows, sparse)
+    if sample is None:
+        return "auto", None
     size = int(SUBSAMPLE_FRACTION * sample.shape[0])
     if size < 2 * getattr(estimator, "n_clusters", 2):
         # Too few rows to fit every cluster twice over: nothing to compare.

@@ -49,8 +49,8 @@ from pathlib import Path
 
 import numpy as np
 from sklearn.cluster import KMeans
-from sklearn.metrics import adjusted_rand_score
 
+from mmc._stability import labelling_agreement as stability
 from mmc.bench._registry import estimators as registry
 from mmc.bench._robustness_data import multiclass_cases
 from mmc.bench._study_cases import STUDY_GROUPS, two_class_study_cases
@@ -125,13 +125,6 @@ def collect(name, out_dir, groups=STUDY_GROUPS, n_pairs=N_PAIRS):
     Path(out_dir).mkdir(parents=True, exist_ok=True)
     with open(Path(out_dir) / f"{name}.pkl", "wb") as f:
         pickle.dump(rows, f)
-
-
-def stability(labels_a, labels_b):
-    """Adjusted Rand index of two labellings; 0 if either has one cluster."""
-    if np.unique(labels_a).size < 2 or np.unique(labels_b).size < 2:
-        return 0.0
-    return adjusted_rand_score(labels_a, labels_b)
 
 
 def scores(row, bound):
