@@ -2,8 +2,11 @@
 
 This is the only module that calls quadprog. The duals solved here have one
 variable per constraint of the working set (tens to a few hundred), so they
-are dense and cheap; the cost of the solvers lies in the passes over the data
-done by the Cython kernels.
+are dense and cheap: on large data the cost of the solvers lies in the
+passes over the data done by the Cython kernels. On small data a fit solves
+a thousand or more of them, and their cost is the calls' overhead; the
+optimality check of every solution is therefore a kernel
+(:func:`mmc._core._kkt.satisfies_kkt`), not a dozen NumPy calls.
 
 quadprog (Goldfarb-Idnani) needs a strictly positive definite Hessian, whereas
 the Gram matrices of cutting-plane constraints are only semi-definite (two
@@ -20,13 +23,18 @@ import warnings
 import numpy as np
 import quadprog
 
+from mmc._core._kkt import satisfies_kkt
+
 # Ridge added to the Hessian, relative to its mean diagonal; the retries
 # multiply it by _RIDGE_GROWTH.
 _RIDGE = 1e-10
 _RIDGE_GROWTH = 1e2
 _N_RIDGE_TRIES = 4
 
-# Relative tolerance of the optimality check of a quadprog solution.
+# Relative tolerance of the optimality check of a quadprog solution
+# (mmc._core._kkt.satisfies_kkt: primal feasibility, the multipliers' signs,
+# complementary slackness and stationarity, each relative to the magnitude
+# of its terms).
 _KKT_TOL = 1e-10
 
 
@@ -96,8 +104,15 @@ def solve_qp(hessian, linear, constraints, bounds, n_equalities=0):
         # a point that is inaccurate or even infeasible. Its active set is
         # reliable though: solve the optimality conditions on it exactly, and
         # accept only a point that passes them.
-        if _satisfies_kkt(
-            regularised, linear, constraints, bounds, n_equalities, x, multipliers
+        if satisfies_kkt(
+            regularised,
+            linear,
+            constraints,
+            bounds,
+            n_equalities,
+            x,
+            multipliers,
+            _KKT_TOL,
         ):
             return x, multipliers
         polished = _polish(
@@ -119,7 +134,8 @@ def _polish(hessian, linear, constraints, bounds, n_equalities, multipliers):
     """
     n_vars = hessian.shape[0]
     active = np.flatnonzero(multipliers > 0)
-    active = np.union1d(np.arange(n_equalities), active)
+    if n_equalities:
+        active = np.union1d(np.arange(n_equalities), active)
     A = constraints[:, active]
     system = np.zeros((n_vars + active.size, n_vars + active.size))
     system[:n_vars, :n_vars] = hessian
@@ -136,8 +152,8 @@ def _polish(hessian, linear, constraints, bounds, n_equalities, multipliers):
         x = solution[:n_vars]
         polished = np.zeros_like(multipliers)
         polished[active] = solution[n_vars:]
-        if _satisfies_kkt(
-            hessian, linear, constraints, bounds, n_equalities, x, polished
+        if satisfies_kkt(
+            hessian, linear, constraints, bounds, n_equalities, x, polished, _KKT_TOL
         ):
             return x, polished
     return None
@@ -145,37 +161,6 @@ def _polish(hessian, linear, constraints, bounds, n_equalities, multipliers):
 
 def _least_squares(system, rhs):
     return np.linalg.lstsq(system, rhs, rcond=None)[0]
-
-
-def _satisfies_kkt(hessian, linear, constraints, bounds, n_equalities, x, multipliers):
-    """Whether ``(x, multipliers)`` solves the QP of :func:`solve_qp` accurately.
-
-    Checks primal feasibility, the signs of the inequality multipliers,
-    complementary slackness and stationarity ``Hx - linear = A multipliers``,
-    each relative to the magnitude of the terms involved.
-    """
-    slack = constraints.T @ x - bounds
-    size = (
-        1.0
-        + np.abs(bounds).max(initial=0.0)
-        + np.abs(constraints.T @ x).max(initial=0.0)
-    )
-    if np.any(slack[n_equalities:] < -_KKT_TOL * size):
-        return False
-    if np.any(np.abs(slack[:n_equalities]) > _KKT_TOL * size):
-        return False
-    inequality = multipliers[n_equalities:]
-    if np.any(inequality < -_KKT_TOL * (1.0 + np.abs(multipliers).max())):
-        return False
-    if np.any(
-        np.abs(inequality * slack[n_equalities:])
-        > _KKT_TOL * size * (1.0 + np.abs(multipliers).max())
-    ):
-        return False
-    gradient = hessian @ x - linear
-    residual = gradient - constraints @ multipliers
-    scale = 1.0 + np.abs(linear).max() + np.abs(hessian @ x).max()
-    return bool(np.abs(residual).max() <= _KKT_TOL * scale)
 
 
 def _solve_qp_slsqp(hessian, linear, constraints, bounds, n_equalities):

@@ -539,3 +539,29 @@ def flip_labels(V, flips, y):
     for i in flips:
         y[i] = -y[i]
     return y, np.asarray(V, dtype=np.float64).T @ y.astype(np.float64)
+
+
+def satisfies_kkt(hessian, linear, constraints, bounds, n_equalities, x, m, tol):
+    """Whether ``(x, m)`` solves ``min 1/2 x'Hx - linear'x`` s.t.
+    ``constraints.T @ x >= bounds`` (the first ``n_equalities`` equalities)
+    to the relative tolerance ``tol``, each condition relative to its terms.
+
+    Twin of ``mmc._core._kkt.satisfies_kkt``.
+    """
+    product = constraints.T @ x
+    slack = product - bounds
+    size = 1.0 + np.abs(bounds).max(initial=0.0) + np.abs(product).max(initial=0.0)
+    if np.any(slack[n_equalities:] < -tol * size):
+        return False
+    if np.any(np.abs(slack[:n_equalities]) > tol * size):
+        return False
+    inequality = m[n_equalities:]
+    m_size = 1.0 + np.abs(m).max(initial=0.0)
+    if np.any(inequality < -tol * m_size):
+        return False
+    if np.any(np.abs(inequality * slack[n_equalities:]) > tol * size * m_size):
+        return False
+    hx = hessian @ x
+    residual = (hx - linear) - constraints @ m
+    scale = 1.0 + np.abs(linear).max() + np.abs(hx).max()
+    return bool(np.abs(residual).max() <= tol * scale)
