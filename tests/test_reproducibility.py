@@ -103,6 +103,13 @@ _CORETYPE_SCRIPT = textwrap.dedent(
     runs = [(name, key, X, {{}}) for name in ESTIMATORS for key, X in data.items()]
     runs += [(name, "0689k4", X4, {{"n_clusters": 4}})
              for name in ("CPM3C", "EvoMMC", "FastEvoMMC")]
+    # A narrow rbf map (a grid point of the papers' protocol): the samples
+    # are all but orthogonal, and the start's nearest centres are ties
+    # within the rounding of the features.
+    runs.append(("CPM3C", "3v8rbf-narrow", _digit_pair(3, 8), {{
+        "n_clusters": 2, "kernel": "rbf", "gamma": 4.232768740210262,
+        "C": 100, "class_balance": 0.03, "n_iter_no_change": None,
+        "solver": "cutting-plane"}}))
     for name, key, X, params in runs:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
