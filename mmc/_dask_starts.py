@@ -38,9 +38,9 @@ from mmc._dask import (
 )
 from mmc._kmeans import (
     LloydBounds,
-    _first_near_minimum,
     _nearest_centres,
     best_run,
+    first_near_minimum,
     inertia_bound,
     kernel_rows,
     relative_rounding_bound,
@@ -444,7 +444,7 @@ def _seeded_runs(blocks, n_clusters, draws, states, norm_sum, top_norm, rel):
         )
         for run, run_potentials in enumerate(sum(sums)):
             tol = seeding_tolerance(rel, norm_sum, n_samples, top_norm, run_potentials)
-            best = int(_first_near_minimum(run_potentials, tol, axis=0))
+            best = int(first_near_minimum(run_potentials, tol, axis=0))
             centres[run].append(candidates[run, best])
     return [np.array(run) for run in centres]
 

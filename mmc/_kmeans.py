@@ -31,7 +31,7 @@ def squared_row_norms(X):
     return np.einsum("ij,ij->i", X, X)
 
 
-def _first_near_minimum(values, tol, axis):
+def first_near_minimum(values, tol, axis):
     """Index of the first entry within ``tol`` of the minimum along ``axis``.
 
     ``tol`` bounds the rounding error of ``values``: entries closer than that
@@ -310,7 +310,7 @@ def _stable_kmeans(X, norms, rel, n_clusters, draws, max_iter, columns):
         D = distances_to_rows(candidates, closest)
         potentials = D.sum(axis=1)
         tol = seeding_tolerance(rel, norms.sum(), n_samples, top_norm, potentials)
-        best = int(_first_near_minimum(potentials, tol, axis=0))
+        best = int(first_near_minimum(potentials, tol, axis=0))
         chosen[c] = candidates[best]
         closest = D[best]
     centres = X[chosen]
@@ -431,4 +431,4 @@ def best_run(runs, inertias, bounds):
     """The run of lowest inertia, the first among those tied within twice
     the largest rounding bound (the same on every BLAS kernel)."""
     tol = 2.0 * max(bounds)
-    return runs[int(_first_near_minimum(np.array(inertias), tol, axis=0))]
+    return runs[int(first_near_minimum(np.array(inertias), tol, axis=0))]

@@ -525,3 +525,26 @@ def test_more_clusters_than_distinct_rows_warns(Estimator):
     for group in range(5):
         assert np.unique(est.labels_[groups == group]).size == 1
     np.testing.assert_array_equal(est.predict(X), est.labels_)
+
+
+def test_fitted_offsets_do_not_follow_rounding():
+    # A sample held against its fit makes the margin negative, and the
+    # widest offsets give it and the sample that binds the other way the
+    # same slack: which one is set aside must not hinge on rounding (the
+    # predictions of a basis computed by another BLAS kernel differ by
+    # 1e-12). Perturbed predictions give the same offsets.
+    rng = np.random.RandomState(3)
+    changed = 0
+    for trial in range(40):
+        decision = rng.standard_normal((50, 3))
+        labels = np.argmax(decision - rng.standard_normal(3), axis=1)
+        held = rng.choice(50, size=2, replace=False)
+        labels[held] = (labels[held] + 1) % 3
+        if np.unique(labels).size < 3:
+            continue
+        reference = fitted_offsets(decision, labels)
+        for _ in range(5):
+            noise = 1e-13 * rng.standard_normal(decision.shape)
+            offsets = fitted_offsets(decision + noise, labels)
+            changed += not np.allclose(offsets, reference, rtol=0, atol=1e-9)
+    assert changed == 0
