@@ -236,6 +236,7 @@ def fitted_offsets(decision, labels):
     best = np.zeros(n_clusters)
     best_count = np.count_nonzero(np.argmax(decision, axis=1) == labels)
     kept = np.ones(labels.size, dtype=bool)
+    tie_tol = OFFSET_TIE_RTOL * (1.0 + float(np.abs(decision).max()))
     for _ in range(OFFSET_ROUNDS):
         solved = widest_offsets(decision[kept], labels[kept], n_clusters)
         if solved is None:  # a cluster left without samples
@@ -251,8 +252,7 @@ def fitted_offsets(decision, labels):
         own = shifted[rows, labels]
         shifted[rows, labels] = -np.inf
         slack = np.where(kept, own - shifted.max(axis=1), np.inf)
-        tol = OFFSET_TIE_RTOL * (1.0 + float(np.abs(decision).max()))
-        kept[first_near_minimum(slack, tol, axis=0)] = False
+        kept[first_near_minimum(slack, tie_tol, axis=0)] = False
     return best
 
 

@@ -74,7 +74,6 @@ cdef bint _satisfies_kkt(
     cdef Py_ssize_t i, j
     cdef double total, size, largest_product = 0.0, m_size, residual
     cdef double largest_hx = 0.0, largest_residual = 0.0, largest_m = 0.0
-    cdef bint nan_seen = False
     for j in range(n_cons):
         total = 0.0
         for i in range(n_vars):
@@ -83,10 +82,8 @@ cdef bint _satisfies_kkt(
             if fabs(total) > largest_product:
                 largest_product = fabs(total)
             else:
-                nan_seen = True
+                return False  # NaN
         slack[j] = total - bounds[j]
-    if nan_seen:
-        return False
     size = 1.0 + _abs_max(bounds) + largest_product
     for j in range(n_equalities):
         if fabs(slack[j]) > tol * size:
