@@ -43,7 +43,6 @@ before the fit, twelve when the default is unstable.
 """
 
 import copy
-import functools
 import warnings
 
 import numpy as np
@@ -106,7 +105,7 @@ def stable_class_balance(estimator, X, random_state, take_rows=None, sparse=None
     precomputed = getattr(estimator, "kernel", None) == "precomputed"
     if precomputed:
         # The kernel between the rows drawn (X is in memory).
-        take_rows = functools.partial(samples_of, precomputed=True)
+        take_rows = kernel_between
     sample = estimate_sample(X, generator, take_rows, sparse)
     if sample is None:
         return "auto", None
@@ -146,6 +145,15 @@ def samples_of(X, rows, precomputed):
     """The data of the samples ``rows``: those rows of X, or of a
     precomputed kernel the kernel between them."""
     return X[rows][:, rows] if precomputed else X[rows]
+
+
+def kernel_between(K, rows):
+    """The precomputed kernel between the samples ``rows`` (sorted): K
+    itself when they are all of them, as :func:`samples_of` would copy it
+    (up to 2000 x 2000 values, 32 MB in float64)."""
+    if rows.size == K.shape[0]:
+        return K
+    return samples_of(K, rows, precomputed=True)
 
 
 def stability(estimator, class_balance, X, pairs, seed, precomputed=False):

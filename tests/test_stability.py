@@ -20,6 +20,7 @@ from mmc._stability import (
     STABLE_CANDIDATES,
     SUBSAMPLE_FRACTION,
     SUBSAMPLE_PAIRS,
+    kernel_between,
     labelling_agreement,
     stable_class_balance,
     subsample_pairs,
@@ -178,6 +179,16 @@ def test_precomputed_kernel_is_subsampled_as_its_samples():
     for key, value in named.balance_stability_.items():
         assert est.balance_stability_[key] == pytest.approx(value, abs=1e-9)
     np.testing.assert_array_equal(est.labels_, named.labels_)
+
+
+def test_kernel_between_all_samples_is_the_kernel_itself():
+    # With every sample drawn (at most SAMPLE_ROWS) the rule works on the
+    # user's kernel, not on a copy of it; a subset gets the kernel between
+    # its samples.
+    K = pairwise_kernels(np.random.RandomState(0).normal(size=(30, 3)))
+    assert kernel_between(K, np.arange(30)) is K
+    rows = np.array([1, 4, 5, 20])
+    np.testing.assert_array_equal(kernel_between(K, rows), K[np.ix_(rows, rows)])
 
 
 def test_bad_value_names_the_options():
