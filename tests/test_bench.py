@@ -508,3 +508,28 @@ def test_study_row_adds_the_estimator_the_variant_and_the_pairs_mean():
     }
     row = study_row("CPMMC", "0.03", suite, {"1v2": 1.0, "3v8": 2.5})
     assert row == "| CPMMC | 0.03 | 3.46 | 2 | - | - | 1.75 |"
+
+
+def test_quick_series_time_two_sizes_whatever_the_budget():
+    # A budget every fit exceeds: a full run stops after the first size, a
+    # quick run times two (its slope must not depend on the machine's load).
+    from sklearn.cluster import KMeans
+    from sklearn.datasets import make_blobs
+
+    from mmc.bench._timing import QUICK_MIN_SIZES, time_growing_sizes
+
+    def load(n):
+        return make_blobs(n, centers=2, random_state=0)
+
+    def make():
+        return KMeans(2, n_init=1, random_state=0)
+
+    sizes = (40, 80, 160)
+    full = time_growing_sizes(make, load, sizes, 1, budget=0.0)
+    quick = time_growing_sizes(make, load, sizes, 1, budget=0.0, quick=True)
+    assert full["sizes"] == [40] and full["slope"] is None
+    assert quick["sizes"] == list(sizes[:QUICK_MIN_SIZES]) == [40, 80]
+    assert quick["slope"] is not None
+    assert quick["stopped"] == full["stopped"] == "time budget (0 s)"
+    generous = time_growing_sizes(make, load, sizes, 1, budget=1e9, quick=True)
+    assert generous["sizes"] == list(sizes)

@@ -73,7 +73,9 @@ def kernel_scaling(entries, quick=False, repeat=1, random_state=0, progress=None
         def make(entry=entry):
             return entry.make(2, random_state, kernel="rbf", n_components=n_components)
 
-        record = time_growing_sizes(make, data.__getitem__, sizes, repeat, budget)
+        record = time_growing_sizes(
+            make, data.__getitem__, sizes, repeat, budget, quick
+        )
         X, _ = make_blobs(
             memory_size, n_features=N_FEATURES, centers=2, random_state=random_state
         )

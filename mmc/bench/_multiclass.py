@@ -103,6 +103,7 @@ def cluster_scaling(
             sizes,
             repeat,
             budget,
+            quick,
         )
         # The same loop over k; time_growing_sizes loads the data of a point
         # before it makes the estimators, which take the k just loaded.
@@ -113,7 +114,12 @@ def cluster_scaling(
             return scaling_data(kind, fixed_n, quick, random_state, k, TOPIC_SEPARATION)
 
         record = time_growing_sizes(
-            lambda: make(current["k"], random_state), load, clusters, repeat, budget
+            lambda: make(current["k"], random_state),
+            load,
+            clusters,
+            repeat,
+            budget,
+            quick,
         )
         record["n_clusters"] = record.pop("sizes")
         result["clusters"][kind][name] = record

@@ -149,6 +149,7 @@ def estimator_scaling(entries, quick=False, repeat=1, random_state=0, progress=N
             sizes,
             repeat,
             budget,
+            quick,
         )
         result[kind][name] = record
     return result
