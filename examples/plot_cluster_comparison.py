@@ -22,9 +22,8 @@ What it shows:
 
 * the margin methods separate the moons and circles with a kernel, where
   k-means cannot;
-* on the unbalanced blobs the default ``class_balance="auto"`` (the
-  ``"stable"`` of CPMMC, EvoMMC and FastEvoMMC keeps its bound where its
-  clustering reproduces) lets the
+* on the unbalanced blobs the default ``class_balance="auto"`` (CPMMC's
+  ``"stable"`` keeps its bound where its clustering reproduces) lets the
   split fall between the blobs, since k-means finds them clearly unequal
   (a fixed tight bound would force a near-even split through the big blob:
   :ref:`sphx_glr_auto_examples_plot_c_and_class_balance.py`);
