@@ -135,7 +135,7 @@ n_clusters : int, default=2
     + KERNEL_COEFFICIENTS
     + """
 
-    class_balance : "stable", "auto" or float, default="stable"
+    class_balance : "auto", "stable" or float, default="auto"
         Bound on ``|mean_i y_i|``: every labelling the search visits has
         ``|sum_i y_i| <= class_balance * n_samples`` (the paper's ``l``);
         with k clusters, each keeps at least ``(1 - class_balance) n / k``
@@ -152,13 +152,6 @@ n_clusters : int, default=2
         ``class_balance_``. """
     + STABLE_CLASS_BALANCE
     + """
-        ``"stable"`` is the default: on the robustness suite's 60 two-class
-        cases it lowered EvoMMC's mean error from 9.88 to 8.80 % (cases
-        worse than KMeans + 1: 11 to 10) and FastEvoMMC's from 9.84 to
-        8.96 % (10 to 8), moved no case of either to a higher error, and
-        kept the clustering of ``"auto"`` on each of the 45 digit pairs and
-        of the 16 multiclass cases, at four to six times the fit time
-        (the median per group; ``bench/studies/balance_stable.md``).
 
     population_size : int, default=10
         Number of individuals kept from one generation to the next (mu).

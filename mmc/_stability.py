@@ -37,10 +37,8 @@ code bench/studies/balance_stable.md): keeping the default unless it is
 unstable leaves every digit pair's clustering as it was (CPMMC's are all
 stable) and lowers the suite's mean errors; choosing the most stable bound
 outright loses digit pairs whose cut-off writing styles are stable too.
-It is the default of CPMMC, EvoMMC and FastEvoMMC (for the last two it
-moved no case of the suite, the pairs or the multiclass cases to a higher
-error); for CPM3C, ODMC and MultivariateMMC it traded as many cases for
-worse as for better. The price is four fits on at most 1600 rows
+It is CPMMC's default; for the other estimators it traded as many cases
+for worse as for better. The price is four fits on at most 1600 rows
 before the fit, twelve when the default is unstable.
 """
 

@@ -47,12 +47,11 @@ def test_kmeans_landmarks_fit_a_subsample_of_bounded_size(monkeypatch):
 
     monkeypatch.setattr(mmc._evo_basis, "stable_kmeans", recording_kmeans)
     X, _ = two_blobs(n_per_cluster=100, seed=12)
-    # One fit's landmarks (class_balance="stable" fits subsamples first).
-    FastEvoMMC(n_components=5, n_init=1, class_balance="auto", random_state=0).fit(X)
+    FastEvoMMC(n_components=5, n_init=1, random_state=0).fit(X)
     per_landmark = mmc._evo_basis.SAMPLES_PER_LANDMARK
     assert seen == [(5 * per_landmark, 5, mmc._evo_basis.KMEANS_ITERATIONS)]
     seen.clear()
-    FastEvoMMC(n_components=50, n_init=1, class_balance="auto", random_state=0).fit(X)
+    FastEvoMMC(n_components=50, n_init=1, random_state=0).fit(X)
     assert seen == [(200, 50, mmc._evo_basis.KMEANS_ITERATIONS)]  # all the samples
 
 

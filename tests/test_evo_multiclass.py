@@ -136,8 +136,7 @@ def test_where_the_kmeans_starts_run(Estimator, sparse, monkeypatch):
     )
     X = X if sparse else X.toarray()
     fast = Estimator is FastEvoMMC
-    # One fit's starts: "stable" would fit subsamples first.
-    params = {"class_balance": "auto", **({"n_components": 30} if fast else {})}
+    params = {"n_components": 30} if fast else {}
     est = Estimator(n_clusters=3, kernel="linear", n_init=2, random_state=0, **params)
     est.fit(X)
     on_samples = fast or sparse
@@ -228,9 +227,8 @@ def test_kmeans_starts_on_threads_are_those_of_one_thread(
         monkeypatch.setattr(
             threads_module, "_openmp_effective_n_threads", lambda: n_threads
         )
-        # One fit's starts: "stable" would fit subsamples first.
         fits[n_threads] = Estimator(
-            n_clusters=3, n_init=4, n_jobs=n_jobs, class_balance="auto", random_state=3
+            n_clusters=3, n_init=4, n_jobs=n_jobs, random_state=3
         ).fit(X)
     assert threads == [(4, 1), (4, 2)]
     np.testing.assert_array_equal(fits[1].labels_, fits[2].labels_)
@@ -268,11 +266,7 @@ def test_runs_take_the_openmp_threads_unless_n_jobs_is_given(
         )
         fits.append(
             Estimator(
-                n_clusters=n_clusters,
-                n_init=4,
-                n_jobs=n_jobs,
-                class_balance="auto",  # one fit's restarts
-                random_state=3,
+                n_clusters=n_clusters, n_init=4, n_jobs=n_jobs, random_state=3
             ).fit(X)
         )
     assert threads == [1, 2, 1]
@@ -302,9 +296,7 @@ def test_two_cluster_runs_are_long_enough_for_threads(Estimator, monkeypatch):
 
         monkeypatch.setattr(module, "restart_threads", recorded)
     for n_clusters in (2, 3):
-        Estimator(
-            n_clusters=n_clusters, n_init=4, class_balance="auto", random_state=3
-        ).fit(X)
+        Estimator(n_clusters=n_clusters, n_init=4, random_state=3).fit(X)
     assert threads == [2, 1]
 
 
@@ -349,14 +341,13 @@ def test_each_partition_is_searched_once_with_the_result_of_every_copy(
         return original(V, weights, labels, *args)
 
     monkeypatch.setattr(mmc._evo_multiclass, "local_search", counted)
-    # One fit's searches: "stable" would fit subsamples first.
-    once = Estimator(n_clusters=3, class_balance="auto", random_state=0).fit(X)
+    once = Estimator(n_clusters=3, random_state=0).fit(X)
     assert len(searched) == 1
     searched.clear()
     monkeypatch.setattr(
         mmc._evo_multiclass, "distinct_starts", lambda starts, k: list(starts)
     )
-    every = Estimator(n_clusters=3, class_balance="auto", random_state=0).fit(X)
+    every = Estimator(n_clusters=3, random_state=0).fit(X)
     assert len(searched) == 10
     np.testing.assert_array_equal(once.labels_, every.labels_)
     np.testing.assert_array_equal(once.dual_coef_, every.dual_coef_)
@@ -383,10 +374,9 @@ def test_predict_reproduces_the_labels_the_size_floors_hold(Estimator):
     # Blobs of 30, 30 and 12 samples (even within sampling noise for the
     # "auto" bound) held to clusters of at least 97 % of the mean size: a
     # sample is held in a cluster whose fit is not its largest, and without
-    # offsets predict moved it. (With "stable", the default, the 12 blobs
-    # reproduce at a looser bound and are found: no floor holds a sample.)
+    # offsets predict moved it.
     X, _ = _blobs((30, 30, 12), random_state=3)
-    est = Estimator(n_clusters=3, class_balance="auto", random_state=0).fit(X)
+    est = Estimator(n_clusters=3, random_state=0).fit(X)
     decision = est.decision_function(X)
     assert np.any(np.argmax(decision - est.intercept_, axis=1) != est.labels_), (
         "the floors hold no sample against its fit: the case tests nothing"
