@@ -76,6 +76,7 @@ def time_growing_sizes(make_estimator, load, sizes, repeat, budget, quick=False)
         ``"stopped"`` (why the sizes stopped).
     """
     record = {"sizes": [], "times": [], "errors": [], "stopped": "largest size"}
+    min_sizes = QUICK_MIN_SIZES if quick else 1
     for n_samples, next_size in zip(sizes, tuple(sizes[1:]) + (None,)):
         X, y = load(n_samples)
         try:
@@ -93,8 +94,11 @@ def time_growing_sizes(make_estimator, load, sizes, repeat, budget, quick=False)
         record["sizes"].append(n_samples)
         record["times"].append(seconds)
         record["errors"].append(100 * clustering_error(y, fitted.labels_))
-        over_budget = seconds * next_size / n_samples > budget if next_size else False
-        if over_budget and len(record["sizes"]) >= (QUICK_MIN_SIZES if quick else 1):
+        if (
+            next_size is not None
+            and len(record["sizes"]) >= min_sizes
+            and seconds * next_size / n_samples > budget
+        ):
             record["stopped"] = f"time budget ({budget:g} s)"
             break
     record["slope"] = (
