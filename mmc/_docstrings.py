@@ -86,15 +86,18 @@ STABLE_CLASS_BALANCE = """\
         bound's reach 0.7; then the bound whose pairs agree most is used
         (``balance_stability_``). It finds unbalanced clusters that k-means
         cuts in two, at the price of four fits on subsamples before the fit
-        (twelve when ``"auto"`` is unstable;
+        (up to twelve when ``"auto"`` is unstable: a bound whose first pair
+        agrees below 0.4, which its second could not lift to 0.7, is not
+        fitted on the second;
         ``bench/studies/balance_stable.md``)."""
 
 BALANCE_STABILITY = """\
 balance_stability_ : dict or None
         With ``class_balance="stable"``, the stability of each bound fitted
         on subsamples (the mean adjusted Rand index of the labellings of a
-        pair), keyed by ``"auto"``, 0.6 and 0.9, or by ``"auto"`` alone when
-        its clustering was stable; None with another ``class_balance``, and
+        pair; of the first pair alone when it agreed below 0.4), keyed by
+        ``"auto"``, 0.6 and 0.9, or by ``"auto"`` alone when its clustering
+        was stable; None with another ``class_balance``, and
         where the rule does not apply (sparse X of more than 2000 rows,
         labels given as ``init``, or fewer than two rows per cluster in a
         subsample)."""

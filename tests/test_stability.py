@@ -13,6 +13,7 @@ from sklearn.metrics import adjusted_rand_score
 from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.preprocessing import StandardScaler
 
+import mmc._stability
 from mmc import CPM3C, CPMMC, ODMC, EvoMMC, FastEvoMMC, MultivariateMMC
 from mmc._balance import SAMPLE_ROWS
 from mmc._stability import (
@@ -22,9 +23,11 @@ from mmc._stability import (
     SUBSAMPLE_PAIRS,
     kernel_between,
     labelling_agreement,
+    out_of_reach,
     stable_class_balance,
     subsample_pairs,
 )
+from mmc.datasets import make_sparse_clusters
 from mmc.metrics import clustering_error
 
 ESTIMATORS = (CPMMC, MultivariateMMC, CPM3C, ODMC, EvoMMC, FastEvoMMC)
@@ -218,3 +221,51 @@ def test_fitted_estimator_pickles():
     copy = pickle.loads(pickle.dumps(est))
     assert copy.balance_stability_ == est.balance_stability_
     np.testing.assert_array_equal(copy.predict(X), est.predict(X))
+
+
+def test_out_of_reach_is_a_mean_that_cannot_reach_the_level():
+    # On two pairs the level 0.7 is out of reach after a first pair below
+    # 0.4 (the second agrees at most fully); at 0.4 the mean is computed.
+    assert out_of_reach([2 * STABILITY_LEVEL - 1 - 0.01], 2)
+    assert not out_of_reach([2 * STABILITY_LEVEL - 1], 2)
+    assert not out_of_reach([1.0], 2)
+    assert out_of_reach([-0.2], 2)
+    assert out_of_reach([0.5, 0.5, 0.5], 4)
+    assert not out_of_reach([0.5, 0.5], 4)
+
+
+def _count_subsample_fits(monkeypatch):
+    fits = []
+    original = mmc._stability.refit
+
+    def counting(model, X):
+        fits.append(X.shape[0])
+        return original(model, X)
+
+    monkeypatch.setattr(mmc._stability, "refit", counting)
+    return fits
+
+
+def test_bounds_out_of_reach_skip_their_second_pair(monkeypatch):
+    # Sparse rows without clusters: no bound is stable. A bound whose
+    # first pair agrees below 0.4 is not fitted on its second pair, and
+    # the choice is that of every pair fitted.
+    X, _ = make_sparse_clusters(
+        n_samples=120, n_features=2000, nnz_per_row=10, separation=0.0, random_state=0
+    )
+    fits = _count_subsample_fits(monkeypatch)
+    est = CPMMC(class_balance="stable", random_state=0).fit(X)
+    early = len(fits)
+    monkeypatch.setattr(mmc._stability, "out_of_reach", lambda scores, n: False)
+    fits.clear()
+    full = CPMMC(class_balance="stable", random_state=0).fit(X)
+    assert len(fits) == 2 * SUBSAMPLE_PAIRS * len(STABLE_CANDIDATES)
+    stopped = [key for key, value in est.balance_stability_.items() if value < 0.4]
+    assert stopped and early == len(fits) - 2 * len(stopped)
+    assert est.balance_stability_.keys() == full.balance_stability_.keys()
+    for key, value in est.balance_stability_.items():
+        if key not in stopped:
+            assert value == full.balance_stability_[key]
+    assert max(full.balance_stability_.values()) < STABILITY_LEVEL
+    assert est.class_balance_ == full.class_balance_
+    np.testing.assert_array_equal(est.labels_, full.labels_)

@@ -87,8 +87,8 @@ QUICK_SCALING_SIZES = (500, 1_000, 2_000)
 # The next size is timed only if a linear extrapolation of the last fit time
 # stays within this budget (s), which keeps the run of all estimators under
 # about ten minutes. The quick run's budget lets every estimator reach a
-# second size (a slope): CPMMC's class_balance="stable" fits twelve
-# subsamples of the 500 sparse rows, where no bound is stable (0.3 s).
+# second size (a slope): CPMMC's class_balance="stable" fits six to twelve
+# subsamples of the 500 sparse rows, where no bound is stable.
 TIME_BUDGET = 20.0
 QUICK_TIME_BUDGET = 1.0
 DENSE_FEATURES = 50
