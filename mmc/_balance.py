@@ -326,8 +326,9 @@ def auto_class_balance(sizes, balance_of, admit_noise=False):
 
 
 def size_floors(sizes, n_samples, n_clusters, class_balance, admit_noise=False):
-    """Floors on the smallest clusters, for CPM3C's coordinate-descent solver:
-    for every j, the j smallest clusters hold at least ``floors[j - 1]``.
+    """Floors on the smallest clusters, for CPM3C's coordinate-descent solver
+    and the k-cluster search of EvoMMC and FastEvoMMC: for every j, the j
+    smallest clusters hold at least ``floors[j - 1]``.
 
     With a number for ``class_balance``, every cluster keeps at least
     ``(1 - class_balance) n / k`` samples. With ``"auto"``, the clusters may be

@@ -120,7 +120,10 @@ n_clusters : int, default=2
         ``init="random"``) and moves single samples to the cluster that
         lowers the fitness most until none does (Pahikkala et al., 2012).
         Every cluster then keeps at least ``(1 - class_balance) n / k``
-        samples (the bound of two clusters, for any k);
+        samples (the bound of two clusters, for any k; with ``"auto"`` on
+        uneven k-means clusters, the j smallest clusters keep the share of
+        the j smallest k-means clusters less ``0.03 j / k``,
+        ``size_floors_``);
         ``population_size``, ``offspring`` and ``patience`` are not used,
         and ``max_generations`` bounds the sweeps over the samples.
 
@@ -236,6 +239,14 @@ labels_ : ndarray of shape (n_samples,)
     class_balance_ : float
         The balance bound the search used: ``class_balance``, or the value
         ``"auto"`` or ``"stable"`` chose.
+
+    size_floors_ : ndarray of shape (n_clusters - 1,) or None
+        With more than two clusters, the least number of samples the j
+        smallest clusters hold together, for j = 1 .. k - 1: ``j`` times
+        the floor ``(1 - class_balance_) n / k`` of every cluster, or, when
+        ``"auto"`` found uneven k-means clusters, the share of the j
+        smallest of them less ``0.03 j / k`` (rounded up). None with two
+        clusters.
 
     """
     + BALANCE_STABILITY

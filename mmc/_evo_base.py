@@ -81,18 +81,24 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
 
     def _resolve_class_balance(self, X, random_state, init_labels):
         """The bound of the search (:func:`mmc._balance.resolve_class_balance`),
-        estimated from ``init_labels`` when given."""
+        estimated from ``init_labels`` when given, and the floors of the j
+        smallest clusters that ``"auto"`` sets on uneven k-means clusters
+        (:func:`mmc._balance.size_floors`; None otherwise and with two
+        clusters, where the bound says it all)."""
         # The seed that the generator draws next, without drawing it: a fixed
         # class_balance gives the fit it gave before "auto".
         seed = draw_seeds(copy.deepcopy(random_state))
-        return resolve_class_balance(
+        bound, floors, uneven = resolve_class_balance(
             self._class_balance_setting,
             X,
             self.n_clusters,
             size_balance,
             seed=seed,
             labels=init_labels,
+            with_floors=True,
+            with_uneven=True,
         )
+        return bound, (floors if uneven and self.n_clusters > 2 else None)
 
     @single_blas_thread
     def _fit(self, X):
@@ -124,11 +130,20 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
         self.gamma_ = gamma
         basis, dual_coef = self._fit_basis(X, gamma, random_state)
         basis = tie_duplicates(basis, duplicate_representatives(X))
-        self.class_balance_ = self._resolve_class_balance(X, random_state, init_labels)
+        self.class_balance_, share_floors = self._resolve_class_balance(
+            X, random_state, init_labels
+        )
         if self.n_clusters > 2:
             return self._fit_clusters(
-                X, basis, dual_coef, init_labels, random_state, all_rows_identical(X)
+                X,
+                basis,
+                dual_coef,
+                init_labels,
+                random_state,
+                all_rows_identical(X),
+                share_floors,
             )
+        self.size_floors_ = None
         bound = balance_bound(self.class_balance_, n_samples)
         # Spectral starts are local optima of large moves already: the
         # evolution only fine-tunes them, by single flips (or swaps). Random

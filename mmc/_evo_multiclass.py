@@ -29,8 +29,15 @@ the search away from them. On the multiclass cases of the robustness suite
 a fixed 0.03 (clusters of at least 97% of the mean size) gave EvoMMC a
 mean error of 11.45%, against 14.72% with half the mean size and 14.82% with
 a quarter, which do better on unbalanced blobs only
-(``bench/studies/evo_multiclass.md``); the default ``"auto"`` sets the floor
-from the k-means clusters when they are clearly unequal (mmc/_balance.py).
+(``bench/studies/evo_multiclass.md``). The default ``"auto"``, when the
+k-means clusters are clearly unequal (mmc/_balance.py), bounds the sizes as
+CPM3C does: for every j, the j smallest clusters hold at least the share of
+the j smallest k-means clusters, less ``0.03 j / k``
+(:func:`mmc._balance.size_floors`). A floor on the smallest cluster alone,
+set by the smallest k-means cluster, let the search shrink others to it: on
+the ten digits (k-means' smallest cluster 90 samples of 1,797) two
+clusters of 83 and 98 samples and two digits merged, 20-28 % error against
+14-19 % (``bench/studies/evo_floors.md``).
 """
 
 import math
@@ -38,7 +45,7 @@ import math
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from mmc._balance import min_cluster_size
+from mmc._balance import floor_of, min_cluster_size
 from mmc._core._cpm3c import score_matrix
 from mmc._core._evo import fitness
 from mmc._core._evo_multiclass import local_search
@@ -63,6 +70,10 @@ from mmc._threads import (
 
 # Lloyd iterations of the k-means start.
 KMEANS_ITERATIONS = 300
+
+# The shares of size_floors times n carry rounding; a floor within this of
+# an integer is that integer.
+FLOOR_ROUNDING = 1e-9
 
 
 def kernel_coordinates(basis):
@@ -119,17 +130,47 @@ def enforce_min_size(labels, coordinates, centres, min_size):
     return labels
 
 
-def kmeans_start(coordinates, n_clusters, min_size, seed):
+def search_floors(n_samples, n_clusters, class_balance, share_floors=None):
+    """The floors of the search: the least total size of the j smallest
+    clusters, for j = 1 .. k-1.
+
+    ``share_floors`` (:func:`mmc._balance.size_floors` of ``"auto"`` on
+    uneven k-means clusters) rounded up, else ``j m`` for the floor ``m``
+    of :func:`mmc._balance.min_cluster_size` on every cluster.
+
+    Returns
+    -------
+    floors : ndarray of shape (n_clusters - 1,), dtype=intp
+    """
+    steps = np.arange(1, n_clusters, dtype=np.intp)
+    if share_floors is None:
+        return steps * min_cluster_size(n_samples, n_clusters, class_balance)
+    # Rounded up, but not a value that rounding pushed past an integer.
+    rounded = np.ceil(np.asarray(share_floors) - FLOOR_ROUNDING)
+    return np.maximum(rounded, steps).astype(np.intp)
+
+
+def uniform_floor(floors):
+    """The least size that meets ``floors`` when every cluster has it."""
+    steps = np.arange(1, floors.size + 1)
+    return int(np.max(-(-floors // steps)))
+
+
+def kmeans_start(coordinates, n_clusters, floors, seed):
     """The clusters of a k-means run on ``coordinates`` seeded by ``seed``,
-    each filled to at least ``min_size`` samples (:func:`enforce_min_size`)."""
+    the clusters too small for ``floors`` filled to the size that meets
+    them (:func:`mmc._balance.floor_of`, :func:`enforce_min_size`)."""
     rng = np.random.RandomState(seed)
     centres = stable_kmeans(coordinates, n_clusters, rng, KMEANS_ITERATIONS)
     labels = nearest_centres(coordinates, centres)
+    counts = np.bincount(labels, minlength=n_clusters)
+    min_size = math.ceil(floor_of(counts, floors))
     return enforce_min_size(labels, coordinates, centres, min_size)
 
 
-def random_start(n_samples, n_clusters, min_size, rng):
-    """Random clusters, each of at least ``min_size`` samples."""
+def random_start(n_samples, n_clusters, floors, rng):
+    """Random clusters, each of at least the size that meets ``floors``."""
+    min_size = uniform_floor(floors)
     labels = rng.randint(n_clusters, size=n_samples)
     order = rng.permutation(n_samples)
     # The first min_size * k samples of a random order fill every cluster.
@@ -137,7 +178,7 @@ def random_start(n_samples, n_clusters, min_size, rng):
     return labels
 
 
-def multiclass_run(basis, n_clusters, *, class_balance, start, seed, max_sweeps):
+def multiclass_run(basis, n_clusters, *, floors, start, seed, max_sweeps):
     """One local search from a start.
 
     Parameters
@@ -148,8 +189,8 @@ def multiclass_run(basis, n_clusters, *, class_balance, start, seed, max_sweeps)
     n_clusters : int
         k, at least 3.
 
-    class_balance : float
-        Sets the smallest cluster size, see :func:`min_cluster_size`.
+    floors : ndarray of shape (n_clusters - 1,), dtype=intp
+        Least total size of the j smallest clusters (:func:`search_floors`).
 
     start : "random" or ndarray of shape (n_samples,)
         Random clusters, or given labels (such as a :func:`kmeans_start`).
@@ -168,10 +209,9 @@ def multiclass_run(basis, n_clusters, *, class_balance, start, seed, max_sweeps)
     """
     V = basis.V
     n_samples = V.shape[0]
-    min_size = min_cluster_size(n_samples, n_clusters, class_balance)
     if isinstance(start, str):
         labels = random_start(
-            n_samples, n_clusters, min_size, np.random.RandomState(seed)
+            n_samples, n_clusters, floors, np.random.RandomState(seed)
         )
     else:
         labels = np.asarray(start)
@@ -179,14 +219,16 @@ def multiclass_run(basis, n_clusters, *, class_balance, start, seed, max_sweeps)
     labels = labels.astype(np.uint8)
     U = indicator_coordinates(V, labels, n_clusters)
     sizes = np.bincount(labels, minlength=n_clusters).astype(np.intp)
-    # A given start may hold smaller clusters; they may grow, never shrink.
+    # A given start may hold smaller clusters: the floors it breaks are
+    # lowered to its sizes, never below (its small clusters may grow).
+    start_sums = np.cumsum(np.sort(sizes))[:-1]
     n_sweeps = local_search(
         V,
         basis.weights,
         labels,
         U,
         sizes,
-        min(min_size, int(sizes.min())),
+        np.ascontiguousarray(np.minimum(floors, start_sums), dtype=np.intp),
         max_sweeps,
     )
     if n_sweeps < 0:
@@ -325,15 +367,20 @@ class _MulticlassEvoMixin:
         kernel)."""
         return kernel_coordinates(basis)
 
-    def _fit_clusters(self, X, basis, dual_coef, init_labels, random_state, identical):
+    def _fit_clusters(
+        self, X, basis, dual_coef, init_labels, random_state, identical, share_floors
+    ):
         """Restarts of :func:`multiclass_run`; the lowest fitness wins.
 
         With ``identical`` samples every clustering of the same sizes has
         the same fitness: they all go to one cluster, with a warning, as
-        with two clusters.
+        with two clusters. ``share_floors`` are the floors of ``"auto"`` on
+        uneven k-means clusters, or None (:func:`search_floors`).
         """
         name = type(self).__name__
         k = self.n_clusters
+        floors = search_floors(basis.V.shape[0], k, self.class_balance_, share_floors)
+        self.size_floors_ = floors
         n_runs = self.n_init if init_labels is None else 1
         seeds = draw_seeds(random_state, n_runs)
         start = self.init if init_labels is None else init_labels
@@ -343,10 +390,9 @@ class _MulticlassEvoMixin:
             # principal components), are computed first, side by side on
             # the threads KMeans would use (the same clusters on any number).
             coordinates = self._start_coordinates(X, basis)
-            min_size = min_cluster_size(basis.V.shape[0], k, self.class_balance_)
             n_threads = fit_threads(len(seeds), pass_products(coordinates, k))
             labels = map_on_threads(
-                lambda seed: kmeans_start(coordinates, k, min_size, int(seed)),
+                lambda seed: kmeans_start(coordinates, k, floors, int(seed)),
                 list(seeds),
                 n_threads,
             )
@@ -364,7 +410,7 @@ class _MulticlassEvoMixin:
             result = multiclass_run(
                 basis,
                 k,
-                class_balance=self.class_balance_,
+                floors=floors,
                 start=starts[seed],
                 seed=int(seed),
                 max_sweeps=self.max_generations,

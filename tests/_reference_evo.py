@@ -17,13 +17,22 @@ def spectral_fitness(V, weights, Y):
     return 1.0 - (U * U) @ np.asarray(weights, dtype=np.float64) / V.shape[0]
 
 
-def multiclass_local_search(V, weights, labels, n_clusters, min_size, max_sweeps):
+def may_shrink(labels, cluster, n_clusters, floors):
+    """Whether ``cluster`` may lose a sample: with it one smaller, the j
+    smallest clusters still hold ``floors[j - 1]`` samples, for every j
+    (sizes sorted and summed again)."""
+    sizes = np.bincount(labels, minlength=n_clusters)
+    sizes[cluster] -= 1
+    return bool(np.all(np.cumsum(np.sort(sizes))[:-1] >= floors))
+
+
+def multiclass_local_search(V, weights, labels, n_clusters, floors, max_sweeps):
     """Twin of ``mmc._core._evo_multiclass.local_search``, in plain NumPy.
 
     Sweeps the samples in order and moves each to the cluster that lowers
     ``F(Y)`` (:func:`multiclass_fitness`) most, the first on ties, with F
-    recomputed from the labels for every candidate, unless its cluster would
-    fall below ``min_size``. Returns the labels and the sweeps made.
+    recomputed from the labels for every candidate, unless its cluster may
+    not shrink (:func:`may_shrink`). Returns the labels and the sweeps made.
     """
     labels = np.array(labels, dtype=np.intp)
     n = labels.size
@@ -31,7 +40,7 @@ def multiclass_local_search(V, weights, labels, n_clusters, min_size, max_sweeps
         moved = 0
         for i in range(n):
             p = labels[i]
-            if np.sum(labels == p) <= min_size:
+            if not may_shrink(labels, p, n_clusters, floors):
                 continue
             base = multiclass_fitness(V, weights, labels, n_clusters)
             best, best_gain = p, 0.0
@@ -58,17 +67,16 @@ def multiclass_fitness(V, weights, labels, n_clusters):
     return float(spectral_fitness(V, weights, Y).sum())
 
 
-def best_moves(V, weights, labels, n_clusters, min_size):
+def best_moves(V, weights, labels, n_clusters, floors):
     """For each sample, the decrease of ``n F`` of its best allowed move
     (0 when none lowers F), from fitnesses recomputed from the labels."""
     labels = np.asarray(labels, dtype=np.intp)
-    sizes = np.bincount(labels, minlength=n_clusters)
     base = multiclass_fitness(V, weights, labels, n_clusters)
     n = labels.size
     gains = np.zeros(n)
     for i in range(n):
         p = labels[i]
-        if sizes[p] <= min_size:
+        if not may_shrink(labels, p, n_clusters, floors):
             continue
         for q in range(n_clusters):
             if q == p:

@@ -37,21 +37,33 @@ def _random_basis(rng, n_samples, n_components):
     return spectral_basis(V[:, -n_components:], sigma[-n_components:], 1e-2)
 
 
+def _start_floors(labels, n_clusters, kind, rng):
+    """Floors the start meets: 3 samples a cluster ("uniform"), or each
+    sum of the j smallest start sizes less 0-2 samples ("shares"; they
+    bind after a few moves)."""
+    steps = np.arange(1, n_clusters, dtype=np.intp)
+    if kind == "uniform":
+        return 3 * steps
+    sums = np.cumsum(np.sort(np.bincount(labels, minlength=n_clusters)))[:-1]
+    return np.maximum(sums - rng.integers(0, 3, size=n_clusters - 1), steps)
+
+
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("n_clusters", [3, 5])
-def test_local_search_matches_its_reference(seed, n_clusters):
+@pytest.mark.parametrize("kind", ["uniform", "shares"])
+def test_local_search_matches_its_reference(seed, n_clusters, kind):
     rng = np.random.default_rng(seed)
     basis = _random_basis(rng, 40, 12)
     labels = rng.integers(n_clusters, size=40)
     labels[:n_clusters] = np.arange(n_clusters)
-    min_size = 3
+    floors = _start_floors(labels, n_clusters, kind, rng)
     expected, expected_sweeps = _reference.multiclass_local_search(
-        basis.V, basis.weights, labels, n_clusters, min_size, 50
+        basis.V, basis.weights, labels, n_clusters, floors, 50
     )
     found = labels.astype(np.uint8)
     U = indicator_coordinates(basis.V, found, n_clusters)
     sizes = np.bincount(found, minlength=n_clusters).astype(np.intp)
-    sweeps = local_search(basis.V, basis.weights, found, U, sizes, min_size, 50)
+    sweeps = local_search(basis.V, basis.weights, found, U, sizes, floors, 50)
     np.testing.assert_array_equal(found, expected)
     assert sweeps == expected_sweeps
     # The coordinates and sizes were kept up to date with every move.
@@ -60,7 +72,7 @@ def test_local_search_matches_its_reference(seed, n_clusters):
     )
     np.testing.assert_array_equal(sizes, np.bincount(found, minlength=n_clusters))
     # A local optimum: no allowed move lowers F, and F fell.
-    gains = _reference.best_moves(basis.V, basis.weights, found, n_clusters, min_size)
+    gains = _reference.best_moves(basis.V, basis.weights, found, n_clusters, floors)
     assert gains.max() <= 1e-9
     before = _reference.multiclass_fitness(basis.V, basis.weights, labels, n_clusters)
     after = multiclass_fitness(basis, indicator_coordinates(basis.V, found, n_clusters))
@@ -78,12 +90,14 @@ def test_local_search_keeps_clusters_at_their_minimum_and_stops_at_max_sweeps():
     labels = np.repeat(np.arange(3), 10).astype(np.uint8)
     U = indicator_coordinates(basis.V, labels, 3)
     sizes = np.full(3, 10, dtype=np.intp)
-    assert local_search(basis.V, basis.weights, labels, U, sizes, 10, 20) == 1
+    floors = 10 * np.arange(1, 3, dtype=np.intp)
+    assert local_search(basis.V, basis.weights, labels, U, sizes, floors, 20) == 1
     np.testing.assert_array_equal(labels, np.repeat(np.arange(3), 10))
     labels = rng.integers(3, size=30).astype(np.uint8)
     U = indicator_coordinates(basis.V, labels, 3)
     sizes = np.bincount(labels, minlength=3).astype(np.intp)
-    assert local_search(basis.V, basis.weights, labels, U, sizes, 1, 1) == 1
+    floors = np.arange(1, 3, dtype=np.intp)
+    assert local_search(basis.V, basis.weights, labels, U, sizes, floors, 1) == 1
 
 
 def test_starts_fill_small_clusters_and_clusters_are_numbered_by_first_occurrence():

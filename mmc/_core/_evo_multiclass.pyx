@@ -24,21 +24,71 @@ from libc.stdlib cimport free, malloc
 from mmc._core._common cimport INTERRUPT_CHECK_WORK, check_interrupts
 
 
+cdef void shrinkable_clusters(
+        const Py_ssize_t[::1] sizes,
+        const Py_ssize_t[::1] floors,
+        Py_ssize_t *order,
+        Py_ssize_t *slack,
+        unsigned char *shrinkable,
+) noexcept nogil:
+    """Which clusters may lose a sample without breaking the floors.
+
+    The floors bound the sum ``S_j`` of the j smallest sizes (j = 1 .. k-1),
+    and only the cluster that loses a sample shrinks (a cluster that grows
+    never lowers a sum of smallest sizes). A cluster of size s loses one
+    sample from the sums ``S_j`` with j beyond the clusters smaller than s
+    (it takes the first place among the clusters of size s, and the sums
+    of fewer clusters do not hold it), so it may shrink when each of those
+    sums is above its floor. ``order`` holds the clusters by size, kept
+    from the call before (insertion sort: after one move, O(k) steps);
+    ``slack`` is scratch of k entries.
+    """
+    cdef:
+        Py_ssize_t k = sizes.shape[0]
+        Py_ssize_t a, b, c, total, lowest, first_equal
+    for a in range(1, k):
+        c = order[a]
+        b = a
+        while b > 0 and sizes[order[b - 1]] > sizes[c]:
+            order[b] = order[b - 1]
+            b -= 1
+        order[b] = c
+    # slack[a]: the least, over j >= a + 1, of S_j - floors[j - 1] (k for
+    # the last place, which no floor bounds).
+    total = 0
+    for a in range(k - 1):
+        total += sizes[order[a]]
+        slack[a] = total - floors[a]
+    slack[k - 1] = k
+    lowest = k
+    for a in range(k - 1, -1, -1):
+        if slack[a] < lowest:
+            lowest = slack[a]
+        slack[a] = lowest
+    first_equal = 0
+    for a in range(k):
+        if a > 0 and sizes[order[a]] != sizes[order[a - 1]]:
+            first_equal = a
+        shrinkable[order[a]] = slack[first_equal] >= 1
+
+
 def local_search(
         const double[:, ::1] V,          # IN
         const double[::1] weights,       # IN
         unsigned char[::1] labels,       # IN/OUT
         double[:, ::1] U,                # IN/OUT
         Py_ssize_t[::1] sizes,           # IN/OUT
-        Py_ssize_t min_size,             # IN
+        const Py_ssize_t[::1] floors,    # IN
         Py_ssize_t max_sweeps,           # IN
 ):
     """Move samples to their best cluster until no move lowers the fitness.
 
     Sweeps over the samples in order; each sample goes to the cluster with
-    the largest positive gain (the first on ties), unless its cluster would
-    fall below ``min_size`` samples. Stops after a sweep without a move, or
-    after ``max_sweeps`` sweeps.
+    the largest positive gain (the first on ties), unless its cluster may
+    not shrink: for every j, the j smallest clusters hold at least
+    ``floors[j - 1]`` samples together (``floors[j - 1] = j m`` is the
+    floor of m samples on every cluster). Stops after a sweep without a
+    move, or after ``max_sweeps`` sweeps.
 
     Parameters
     ----------
@@ -58,8 +108,9 @@ def local_search(
     sizes : ndarray of shape (n_clusters,), dtype=intp
         Number of samples of each cluster; updated in place.
 
-    min_size : int
-        Smallest size a move may leave a cluster with.
+    floors : ndarray of shape (n_clusters - 1,), dtype=intp
+        Least total size of the j smallest clusters, for j = 1 .. k-1; the
+        sizes given must meet them.
 
     max_sweeps : int
         Largest number of sweeps.
@@ -77,6 +128,9 @@ def local_search(
         Py_ssize_t work = 0
         double *scores = NULL
         double *columns = NULL
+        Py_ssize_t *order = NULL
+        Py_ssize_t *slack = NULL
+        unsigned char *shrinkable = NULL
         double own_square, gain, best_gain, v, step
 
     scores = <double *> malloc(n_clusters * sizeof(double))
@@ -84,21 +138,30 @@ def local_search(
     # component are then adjacent in memory (U's rows are n_components
     # apart). The same products are summed in the same order.
     columns = <double *> malloc(n_components * n_clusters * sizeof(double))
-    if scores == NULL or columns == NULL:
+    order = <Py_ssize_t *> malloc(n_clusters * sizeof(Py_ssize_t))
+    slack = <Py_ssize_t *> malloc(n_clusters * sizeof(Py_ssize_t))
+    shrinkable = <unsigned char *> malloc(n_clusters * sizeof(unsigned char))
+    if (scores == NULL or columns == NULL or order == NULL or slack == NULL
+            or shrinkable == NULL):
         free(scores)
         free(columns)
+        free(order)
+        free(slack)
+        free(shrinkable)
         return -1
     try:
         with nogil:
             for q in range(n_clusters):
+                order[q] = q
                 for j in range(n_components):
                     columns[j * n_clusters + q] = U[q, j]
+            shrinkable_clusters(sizes, floors, order, slack, shrinkable)
             for sweep in range(max_sweeps):
                 n_sweeps = sweep + 1
                 moved = 0
                 for i in range(n_samples):
                     p = labels[i]
-                    if sizes[p] <= min_size:
+                    if not shrinkable[p]:
                         continue
                     for q in range(n_clusters):
                         scores[q] = 0.0
@@ -126,6 +189,7 @@ def local_search(
                         sizes[p] -= 1
                         sizes[best] += 1
                         moved += 1
+                        shrinkable_clusters(sizes, floors, order, slack, shrinkable)
                     work += n_clusters * n_components
                     if work >= INTERRUPT_CHECK_WORK:
                         work = 0
@@ -138,4 +202,7 @@ def local_search(
     finally:
         free(scores)
         free(columns)
+        free(order)
+        free(slack)
+        free(shrinkable)
     return n_sweeps
