@@ -36,8 +36,8 @@ the j smallest k-means clusters, less ``0.03 j / k``
 (:func:`mmc._balance.size_floors`). A floor on the smallest cluster alone,
 set by the smallest k-means cluster, let the search shrink others to it: on
 the ten digits (k-means' smallest cluster 90 samples of 1,797) two
-clusters of 83 and 98 samples and two digits merged, 20-28 % error against
-14-19 % (``bench/studies/evo_floors.md``).
+clusters of 83 and 98 samples and two digits merged, 17-28 % error against
+10-19 % at seeds 0-2 (``bench/studies/evo_floors.md``).
 """
 
 import math
