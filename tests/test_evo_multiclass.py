@@ -98,6 +98,8 @@ def test_local_search_keeps_clusters_at_their_minimum_and_stops_at_max_sweeps():
     sizes = np.bincount(labels, minlength=3).astype(np.intp)
     floors = np.arange(1, 3, dtype=np.intp)
     assert local_search(basis.V, basis.weights, labels, U, sizes, floors, 1) == 1
+    with pytest.raises(ValueError, match="one value per j = 1 .. 2"):
+        local_search(basis.V, basis.weights, labels, U, sizes, floors[:1], 1)
 
 
 def test_starts_fill_small_clusters_and_clusters_are_numbered_by_first_occurrence():

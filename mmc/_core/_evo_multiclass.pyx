@@ -133,6 +133,11 @@ def local_search(
         unsigned char *shrinkable = NULL
         double own_square, gain, best_gain, v, step
 
+    if floors.shape[0] != n_clusters - 1:
+        raise ValueError(
+            f"floors must hold one value per j = 1 .. {n_clusters - 1}; "
+            f"got {floors.shape[0]}."
+        )
     scores = <double *> malloc(n_clusters * sizeof(double))
     # U by columns, columns[j * k + q] = U[q, j]: the k products of a
     # component are then adjacent in memory (U's rows are n_components
