@@ -145,9 +145,13 @@ def search_floors(n_samples, n_clusters, class_balance, share_floors=None):
     steps = np.arange(1, n_clusters, dtype=np.intp)
     if share_floors is None:
         return steps * min_cluster_size(n_samples, n_clusters, class_balance)
-    # Rounded up, but not a value that rounding pushed past an integer.
+    # Rounded up, but not a value that rounding pushed past an integer, nor
+    # past the j smallest of the most even clusters, the most any j
+    # clusters of n samples hold (``floor(j n / k)``; on a few samples the
+    # 0.03 below the k-means shares is less than a sample).
     rounded = np.ceil(np.asarray(share_floors) - FLOOR_ROUNDING)
-    return np.maximum(rounded, steps).astype(np.intp)
+    most_even = steps * n_samples // n_clusters
+    return np.minimum(np.maximum(rounded, steps), most_even).astype(np.intp)
 
 
 def uniform_floor(floors):
@@ -169,10 +173,16 @@ def kmeans_start(coordinates, n_clusters, floors, seed):
 
 
 def random_start(n_samples, n_clusters, floors, rng):
-    """Random clusters, each of at least the size that meets ``floors``."""
+    """Random clusters, each of at least the size that meets ``floors``,
+    or, when k clusters of that size do not fit in the samples, of the most
+    even sizes (``n // k`` or one more), whose j smallest hold the most
+    samples any k clusters' do."""
     min_size = uniform_floor(floors)
     labels = rng.randint(n_clusters, size=n_samples)
     order = rng.permutation(n_samples)
+    if min_size * n_clusters > n_samples:
+        labels[order] = np.arange(n_samples) % n_clusters
+        return labels
     # The first min_size * k samples of a random order fill every cluster.
     labels[order[: min_size * n_clusters]] = np.repeat(np.arange(n_clusters), min_size)
     return labels

@@ -8,7 +8,12 @@ from sklearn.datasets import load_digits, make_blobs
 
 from mmc import EvoMMC, FastEvoMMC
 from mmc._balance import min_cluster_size
-from mmc._evo_multiclass import kmeans_start, search_floors, uniform_floor
+from mmc._evo_multiclass import (
+    kmeans_start,
+    random_start,
+    search_floors,
+    uniform_floor,
+)
 from mmc.metrics import clustering_error
 
 ESTIMATORS = (EvoMMC, FastEvoMMC)
@@ -29,6 +34,8 @@ def test_search_floors_from_a_bound_or_from_kmeans_shares():
     np.testing.assert_array_equal(search_floors(100, 3, 0.03, shares), [11, 45])
     np.testing.assert_array_equal(search_floors(100, 3, 0.03, [0.2, 0.5]), [1, 2])
     assert search_floors(100, 3, 0.03, shares).dtype == np.intp
+    # Never past the most even clusters' j smallest, floor(j n / k).
+    np.testing.assert_array_equal(search_floors(26, 3, 0.03, [8.9, 17.4]), [8, 17])
     assert uniform_floor(np.array([20, 40, 60])) == 20
     assert uniform_floor(np.array([11, 45])) == 23
 
@@ -81,3 +88,26 @@ def test_the_floors_hold_two_small_clusters_apart():
     # labels_ are the classifier's clusters, which may hold a sample or two
     # of the search's labelling elsewhere (see labels_).
     assert np.all(_smallest_sums(est.labels_, 10) >= floors - 2)
+
+
+def test_random_starts_meet_floors_that_one_equal_floor_cannot():
+    # 26 samples, 9 clusters: the floors of the two smallest (5) ask for 3
+    # in every cluster, 27 samples; the most even sizes (2, and 3 for 8
+    # clusters) meet them.
+    floors = np.array([2, 5, 8, 11, 14, 17, 20, 23], dtype=np.intp)
+    labels = random_start(26, 9, floors, np.random.RandomState(0))
+    assert np.all(_smallest_sums(labels, 9) >= floors)
+    # Floors one equal size meets: every cluster gets it, the rest at random.
+    labels = random_start(40, 4, np.array([5, 10, 15]), np.random.RandomState(0))
+    assert np.bincount(labels, minlength=4).min() >= 5
+
+
+@pytest.mark.parametrize("Estimator", ESTIMATORS)
+def test_random_starts_on_a_few_samples_of_uneven_clusters(Estimator):
+    # Found by a fuzz: the floors of these 26 samples ask for more than 9
+    # clusters of one equal size hold (filling them raised a ValueError of
+    # NumPy shapes).
+    X, _ = make_blobs([6, 1, 1, 1, 1, 1, 5, 9, 1], n_features=4, random_state=6)
+    est = Estimator(n_clusters=9, init="random", random_state=6).fit(X)
+    assert uniform_floor(est.size_floors_) * 9 > X.shape[0]
+    assert est.labels_.shape == (26,)
