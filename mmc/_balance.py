@@ -325,6 +325,12 @@ def auto_class_balance(sizes, balance_of, admit_noise=False):
     )
 
 
+def smallest_sums(sizes):
+    """Sizes (or shares) of the j smallest clusters together, for j = 1 ..
+    k - 1: what :func:`size_floors` bound."""
+    return np.cumsum(np.sort(sizes))[:-1]
+
+
 def size_floors(sizes, n_samples, n_clusters, class_balance, admit_noise=False):
     """Floors on the smallest clusters, for CPM3C's coordinate-descent solver
     and the k-cluster search of EvoMMC and FastEvoMMC: for every j, the j
@@ -347,7 +353,7 @@ def size_floors(sizes, n_samples, n_clusters, class_balance, admit_noise=False):
     if class_balance == "auto":
         proportions = estimated_proportions(sizes, admit_noise)
         if proportions is not None:
-            shares = np.cumsum(np.sort(proportions))[:-1] - (
+            shares = smallest_sums(proportions) - (
                 PAPER_CLASS_BALANCE * steps / n_clusters
             )
             # No empty cluster (see auto_class_balance): one sample of the
@@ -367,7 +373,7 @@ def floor_of(counts, floors):
     larger clusters to smaller ones cannot fail them beyond m. Returns 0
     when the floors are met.
     """
-    short = np.flatnonzero(np.cumsum(np.sort(counts))[:-1] < floors)
+    short = np.flatnonzero(smallest_sums(counts) < floors)
     if short.size == 0:
         return 0.0
     m = int(short[-1]) + 1

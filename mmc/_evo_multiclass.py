@@ -45,7 +45,7 @@ import math
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from mmc._balance import floor_of, min_cluster_size
+from mmc._balance import floor_of, min_cluster_size, smallest_sums
 from mmc._core._cpm3c import score_matrix
 from mmc._core._evo import fitness
 from mmc._core._evo_multiclass import local_search
@@ -231,14 +231,13 @@ def multiclass_run(basis, n_clusters, *, floors, start, seed, max_sweeps):
     sizes = np.bincount(labels, minlength=n_clusters).astype(np.intp)
     # A given start may hold smaller clusters: the floors it breaks are
     # lowered to its sizes, never below (its small clusters may grow).
-    start_sums = np.cumsum(np.sort(sizes))[:-1]
     n_sweeps = local_search(
         V,
         basis.weights,
         labels,
         U,
         sizes,
-        np.ascontiguousarray(np.minimum(floors, start_sums), dtype=np.intp),
+        np.ascontiguousarray(np.minimum(floors, smallest_sums(sizes)), dtype=np.intp),
         max_sweeps,
     )
     if n_sweeps < 0:
