@@ -128,7 +128,12 @@ n_clusters : int, default=2
         and ``max_generations`` bounds the sweeps over the samples.
 
     reg : float, default=1e-3
-        Regularisation ``lambda`` of the least-squares problem, > 0.
+        Regularisation of the least-squares problem, > 0, relative to the
+        scale of the kernel matrix: the problem's ``lambda`` is ``reg``
+        times the mean of ``k(x, x)`` over the samples (``reg_``; 1 for the
+        rbf kernel, the mean squared norm of the rows for the linear
+        kernel), so that the clusters do not change when X is multiplied by
+        a constant.
 
     kernel : {"auto", "rbf", "linear", "poly"}, default="auto"
         Kernel function (see :mod:`mmc.kernels`). ``"auto"`` is ``"rbf"``
@@ -235,6 +240,11 @@ labels_ : ndarray of shape (n_samples,)
 
     gamma_ : float
         The kernel coefficient used (1.0 with the linear kernel).
+
+    reg_ : float
+        The regularisation ``lambda`` used: ``reg`` times the mean of
+        ``k(x, x)`` over the training samples
+        (:func:`mmc.kernels.kernel_diagonal_mean`).
 
     class_balance_ : float
         The balance bound the search used: ``class_balance``, or the value

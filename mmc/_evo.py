@@ -49,12 +49,14 @@ class EvoMMC(_BaseEvoMMC):
     ``y in {-1, +1}^n`` with ``|sum y| <= class_balance * n`` for the lowest
     fitness::
 
-        F(y) = min_c (1/n) |y - K c|^2 + reg c'K c,
+        F(y) = min_c (1/n) |y - K c|^2 + lambda c'K c,
 
     the regularised least-squares fit of y by functions of the kernel's
-    space (Gieseke et al., 2009). With the eigendecomposition
-    ``K = V diag(sigma) V'`` (O(n^3) once), ``F(y) = 1 - (1/n) sum_j
-    sigma_j / (sigma_j + n reg) (V'y)_j^2``: keeping ``u = V'y`` for each
+    space (Gieseke et al., 2009), with ``lambda = reg m`` and m the mean of
+    ``k(x_i, x_i)`` (``reg_``; the paper has m = 1, here the clusters of
+    the linear kernel do not depend on the scale of X). With the
+    eigendecomposition ``K = V diag(sigma) V'`` (O(n^3) once), ``F(y) = 1 -
+    (1/n) sum_j sigma_j / (sigma_j + n lambda) (V'y)_j^2``: keeping ``u = V'y`` for each
     individual, a mutation of s labels costs O(s m) and its fitness O(m),
     where m <= n is the numerical rank of K.
 
@@ -192,9 +194,9 @@ class EvoMMC(_BaseEvoMMC):
 
     def _fit_basis(self, X, gamma, random_state):
         K = kernel_matrix(X, **self._kernel_params(gamma))
-        basis = exact_basis(np.asarray(K, dtype=np.float64), self.reg)
+        basis = exact_basis(np.asarray(K, dtype=np.float64), self.reg_)
         self.X_fit_ = X
-        return basis, functools.partial(exact_dual_coef, basis, reg=self.reg)
+        return basis, functools.partial(exact_dual_coef, basis, reg=self.reg_)
 
     def _start_coordinates(self, X, basis):
         """The space of the k-means starts with k > 2 clusters.
@@ -224,11 +226,12 @@ class FastEvoMMC(_BaseEvoMMC):
     paper's subset of regressors, with points of the input space that need
     not be samples)::
 
-        F(y) = min_c (1/n) |y - K_nR c|^2 + reg c'K_RR c.
+        F(y) = min_c (1/n) |y - K_nR c|^2 + lambda c'K_RR c,
 
-    This is ridge regression on the Nystroem features ``L = K_nR
+    ``lambda = reg m`` as for :class:`EvoMMC` (m from the exact kernel's
+    diagonal). This is ridge regression on the Nystroem features ``L = K_nR
     K_RR^{-1/2}``; with the thin SVD ``L = V diag(s) W'`` (O(n r^2) once),
-    ``F(y) = 1 - (1/n) sum_j s_j^2 / (s_j^2 + n reg) (V'y)_j^2``, so a
+    ``F(y) = 1 - (1/n) sum_j s_j^2 / (s_j^2 + n lambda) (V'y)_j^2``, so a
     mutation of s labels costs O(s r) and memory is O(n r). The search is
     that of :class:`EvoMMC` (see there).
 
@@ -505,13 +508,13 @@ class FastEvoMMC(_BaseEvoMMC):
     def _nystroem_model(self, feature_map, X):
         """The basis of the map's kernel matrix and the map from the winner's
         coordinates to ``dual_coef_``."""
-        basis, right = nystroem_basis(feature_map, X, self.reg)
+        basis, right = nystroem_basis(feature_map, X, self.reg_)
         dual_coef = functools.partial(
             nystroem_dual_coef,
             basis,
             right,
             feature_map.normalization_,
-            reg=self.reg,
+            reg=self.reg_,
         )
         return basis, dual_coef
 

@@ -36,7 +36,12 @@ from mmc._labelling import balance_bound, orientation, warn_if_one_cluster
 from mmc._rows import centred, decision_values, origin_shift, warn
 from mmc._seeds import draw_seeds
 from mmc._threads import best_of_restarts, restart_threads, single_blas_thread
-from mmc.kernels import KERNELS, resolve_gamma, resolve_kernel
+from mmc.kernels import (
+    KERNELS,
+    kernel_diagonal_mean,
+    resolve_gamma,
+    resolve_kernel,
+)
 
 
 class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
@@ -128,6 +133,10 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
             X = X_centred
         gamma = resolve_gamma(X, self.gamma) if self.kernel_ != "linear" else 1.0
         self.gamma_ = gamma
+        # reg weighs the norm of the fit against the kernel's own scale (the
+        # mean of its eigenvalues, 1 for the rbf kernel), so that the linear
+        # kernel gives the same clusters for X and for X times a constant.
+        self.reg_ = self.reg * kernel_diagonal_mean(X, **self._kernel_params(gamma))
         basis, dual_coef = self._fit_basis(X, gamma, random_state)
         basis = tie_duplicates(basis, duplicate_representatives(X))
         self.class_balance_, share_floors = self._resolve_class_balance(

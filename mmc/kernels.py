@@ -38,8 +38,6 @@ Examples
 True
 """
 
-import warnings
-
 import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import NotFittedError
@@ -48,6 +46,11 @@ from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.utils import check_random_state
 
 from mmc._docstrings import KERNEL_COEFFICIENTS, fill_doc
+from mmc._kernel_checks import (
+    _check_callable_kernel,
+    _check_kernel_matrix,
+    _warn_if_indefinite,
+)
 from mmc._kmeans import squared_row_norms
 from mmc._rows import centred, origin_shift
 from mmc._threads import single_blas_thread
@@ -57,6 +60,7 @@ __all__ = [
     "KERNELS",
     "KernelFeatureMap",
     "distance_spread",
+    "kernel_diagonal_mean",
     "kernel_matrix",
     "nystroem",
     "resolve_gamma",
@@ -228,6 +232,45 @@ def kernel_matrix(X, Y=None, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0):
     params = _kernel_params(kernel, gamma, degree, coef0)
     K = pairwise_kernels(X, Y, metric=kernel, **params)
     return np.asarray(K.toarray() if sp.issparse(K) else K)
+
+
+def kernel_diagonal_mean(X, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0):
+    """Mean of ``k(x, x)`` over the rows x of X, to 12 significant digits.
+
+    The scale of the kernel matrix: the mean of its eigenvalues. It is 1 for
+    the rbf kernel, the mean squared norm of the rows for the linear kernel
+    (1 for tf-idf rows), ``mean (gamma |x|^2 + coef0) ** degree`` for the
+    poly kernel. Rounded to 12 significant digits, so that the rounding of
+    the squared norms (NumPy sums them with the CPU's SIMD units) cannot
+    change it: the same value on every CPU, and exactly 1 for unit rows.
+
+    Parameters
+    ----------
+    X : {ndarray, sparse matrix} of shape (n_samples, n_features)
+        Samples.
+
+    kernel, gamma, degree, coef0
+        As for :func:`kernel_matrix`.
+
+    Returns
+    -------
+    mean : float
+        0.0 without samples.
+    """
+    _check_kernel(kernel)
+    if kernel == "rbf" or X.shape[0] == 0:
+        return 1.0 if X.shape[0] else 0.0
+    if sp.issparse(X):
+        X = sp.csr_matrix(X)
+        squares = sp.csr_matrix(
+            (np.square(X.data, dtype=np.float64), X.indices, X.indptr), shape=X.shape
+        )
+        norms = np.asarray(squares.sum(axis=1)).ravel()
+    else:
+        norms = np.einsum("ij,ij->i", X, X, dtype=np.float64)
+    if kernel == "poly":
+        norms = (gamma * norms + float(coef0)) ** degree
+    return float(f"{float(np.mean(norms)):.12g}")
 
 
 def nystroem(
@@ -505,76 +548,3 @@ class KernelFeatureMap:
 def _dense(K):
     """A kernel block as an ndarray (a precomputed kernel may be sparse)."""
     return K.toarray() if sp.issparse(K) else np.asarray(K)
-
-
-def _check_kernel_matrix(K):
-    """Refuse a precomputed training kernel that is not square and symmetric.
-
-    A kernel matrix is symmetric by definition; asymmetry beyond rounding
-    means another matrix was passed (a distance to some samples, a kernel
-    between two different sets), and the map would silently use half of it.
-    """
-    if K.shape[0] != K.shape[1]:
-        raise ValueError(
-            f"kernel='precomputed' needs the square kernel matrix of the "
-            f"training samples at fit; got shape {K.shape}."
-        )
-    asymmetry = _max_asymmetry(K)
-    scale = max(abs(float(K.max())), abs(float(K.min())))
-    if asymmetry > 1e-8 * scale:
-        raise ValueError(
-            f"kernel='precomputed' needs a symmetric kernel matrix at fit; "
-            f"|K - K.T| reaches {float(asymmetry):.3g} for max |K| = "
-            f"{float(scale):.3g}."
-        )
-
-
-def _max_asymmetry(K, block=256):
-    """``max |K - K.T|``, by blocks of rows for a dense K.
-
-    ``K - K.T`` at once would hold two more n x n arrays beside the kernel
-    matrix; a block of rows against the same block of columns needs
-    ``block * n`` values.
-    """
-    if sp.issparse(K):
-        return float(abs(K - K.T).max())
-    worst = 0.0
-    for start in range(0, K.shape[0], block):
-        rows = slice(start, start + block)
-        worst = max(worst, float(np.abs(K[rows] - K[:, rows].T).max()))
-    return worst
-
-
-def _warn_if_indefinite(K_landmarks):
-    """Warn when a precomputed kernel has clearly negative eigenvalues.
-
-    The feature map divides by the square roots of the landmark kernel's
-    eigenvalues; for a negative one it takes its absolute value, so an
-    indefinite "kernel" is clustered as another, positive one. Eigenvalues
-    above -1e-8 times the largest are rounding and pass.
-    """
-    eigenvalues = np.linalg.eigvalsh(K_landmarks)
-    if eigenvalues.size and eigenvalues[0] < -1e-8 * max(abs(eigenvalues[-1]), 0.0):
-        warnings.warn(
-            f"The precomputed kernel is not positive semi-definite (smallest "
-            f"eigenvalue {eigenvalues[0]:.3g}, largest {eigenvalues[-1]:.3g} on "
-            f"the landmarks); the feature map uses the absolute values of its "
-            f"eigenvalues. Use a positive semi-definite kernel, e.g. shift its "
-            f"diagonal.",
-            UserWarning,
-            stacklevel=4,
-        )
-
-
-def _check_callable_kernel(kernel, X):
-    """A callable kernel must take two samples and return a number."""
-    if X.shape[0] == 0:
-        return
-    first, second = X[0], X[min(1, X.shape[0] - 1)]
-    value = kernel(first, second)
-    if np.ndim(value) != 0:
-        raise ValueError(
-            f"A callable kernel must take two samples and return a number; "
-            f"on two training samples it returned an array of shape "
-            f"{np.shape(value)}."
-        )

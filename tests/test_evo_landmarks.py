@@ -249,7 +249,9 @@ def test_fastevommc_svd_landmarks_match_the_formula(sparse):
     np.testing.assert_allclose(Z @ Z.T, np.eye(15), atol=1e-12)
     K_nR = dense(X) @ Z.T
     labels = 2 * est.labels_ - 1
-    expected, c = _reference.subset_fitness(K_nR, Z @ Z.T, labels, reg)
+    # reg relative to the mean squared norm of the rows (the linear kernel).
+    assert est.reg_ == pytest.approx(reg * np.mean(dense(X) ** 2 @ np.ones(X.shape[1])))
+    expected, c = _reference.subset_fitness(K_nR, Z @ Z.T, labels, est.reg_)
     assert est.fitness_ == pytest.approx(expected, rel=1e-8)
     np.testing.assert_allclose(
         est.decision_function(X) - est.intercept_, K_nR @ c, atol=1e-7

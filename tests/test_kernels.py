@@ -15,6 +15,7 @@ import mmc.kernels
 from mmc.kernels import (
     KERNELS,
     distance_spread,
+    kernel_diagonal_mean,
     kernel_matrix,
     nystroem,
     resolve_gamma,
@@ -122,6 +123,35 @@ def test_kernel_matrix_matches_the_formula(kernel, sparse, dtype):
     np.testing.assert_allclose(
         square, _reference_kernel(X, X, kernel, **params), rtol=rtol, atol=rtol
     )
+
+
+@pytest.mark.parametrize("kernel", KERNELS)
+@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_kernel_diagonal_mean_is_the_mean_of_the_kernel_matrix_diagonal(
+    kernel, sparse, dtype
+):
+    rng = np.random.default_rng(2)
+    X = random_X(rng, 30, 5, dtype=dtype, sparse=sparse, scales=(0.3, 1.0, 4.0))
+    params = {"gamma": 0.2, "degree": 3, "coef0": 1.5}
+    expected = np.diag(_reference_kernel(X, X, kernel, **params)).mean()
+    mean = kernel_diagonal_mean(X, kernel=kernel, **params)
+    assert isinstance(mean, float)
+    # float32 rows: their float64 norms, not float32 sums.
+    assert mean == pytest.approx(expected, rel=1e-11)
+    assert mean == float(f"{mean:.12g}")  # 12 significant digits
+    assert kernel_diagonal_mean(X[:0], kernel=kernel, **params) == 0.0
+
+
+def test_kernel_diagonal_mean_is_exactly_one_for_rbf_and_unit_rows():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(50, 40)) * rng.choice([1e-3, 1.0, 1e3], size=(50, 40))
+    assert kernel_diagonal_mean(X, kernel="rbf", gamma=7.0) == 1.0
+    # Unit rows (tf-idf): the rounding of their norms does not show.
+    unit = X / np.linalg.norm(X, axis=1, keepdims=True)
+    assert kernel_diagonal_mean(unit, kernel="linear") == 1.0
+    assert kernel_diagonal_mean(sp.csr_matrix(unit), kernel="linear") == 1.0
+    assert kernel_diagonal_mean(3.0 * unit, kernel="linear") == 9.0
 
 
 def test_kernel_matrix_rejects_an_unknown_kernel():
