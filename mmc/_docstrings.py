@@ -244,7 +244,8 @@ labels_ : ndarray of shape (n_samples,)
     reg_ : float
         The regularisation ``lambda`` used: ``reg`` times the mean of
         ``k(x, x)`` over the training samples
-        (:func:`mmc.kernels.kernel_diagonal_mean`).
+        (:func:`mmc.kernels.kernel_diagonal_mean`), or ``reg`` where that
+        mean is 0 (a kernel that is 0 on every sample).
 
     class_balance_ : float
         The balance bound the search used: ``class_balance``, or the value

@@ -135,8 +135,10 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
         self.gamma_ = gamma
         # reg weighs the norm of the fit against the kernel's own scale (the
         # mean of its eigenvalues, 1 for the rbf kernel), so that the linear
-        # kernel gives the same clusters for X and for X times a constant.
-        self.reg_ = self.reg * kernel_diagonal_mean(X, **self._kernel_params(gamma))
+        # kernel gives the same clusters for X and for X times a constant. A
+        # kernel that is 0 on every sample has no scale: reg as given.
+        scale = kernel_diagonal_mean(X, **self._kernel_params(gamma))
+        self.reg_ = self.reg * scale if scale > 0.0 else self.reg
         basis, dual_coef = self._fit_basis(X, gamma, random_state)
         basis = tie_duplicates(basis, duplicate_representatives(X))
         self.class_balance_, share_floors = self._resolve_class_balance(

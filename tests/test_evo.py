@@ -297,10 +297,18 @@ def test_linear_kernel_does_not_depend_on_the_scale_of_X(Estimator, sparse, n_cl
 
 
 @pytest.mark.parametrize("Estimator", [EvoMMC, FastEvoMMC])
-def test_rbf_keeps_reg_as_given(Estimator):
+def test_rbf_and_a_kernel_zero_on_every_sample_keep_reg_as_given(Estimator):
     X, _ = two_blobs(n_per_cluster=20, seed=4)
     est = Estimator(kernel="rbf", reg=3e-3, n_init=1, random_state=0).fit(X)
     assert est.reg_ == 3e-3
+    # The linear kernel of zero rows has no scale to measure reg against.
+    zeros = np.zeros((12, 3))
+    for n_clusters in (2, 3):
+        est = Estimator(n_clusters=n_clusters, kernel="linear", reg=3e-3)
+        with pytest.warns(ConvergenceWarning):
+            est.fit(zeros)
+        assert est.reg_ == 3e-3
+        assert np.isfinite(est.decision_function(zeros)).all()
 
 
 @pytest.mark.parametrize("n", [9, 10])
