@@ -151,19 +151,27 @@ cdef inline void _row_scores(
 
     The weights of a feature are contiguous in W_T, so the k scores of a
     row accumulate from contiguous memory; zeros of a dense row are skipped.
+    Dense and sparse rows have loops of their own (the test of ``indices``
+    outside the loop); each score sums its products in the order of the
+    row's stored values either way.
     """
-    cdef Py_ssize_t p, q, j
+    cdef Py_ssize_t p, q
     cdef double value
-    for q in range(start, end):
-        value = data[q]
-        if indices == NULL:
+    cdef const double *weights
+    if indices == NULL:
+        for q in range(start, end):
+            value = data[q]
             if value == 0.0:
                 continue
-            j = q - start
-        else:
-            j = indices[q]
-        for p in range(n_clusters):
-            scores[p] += value * W_T[j * n_clusters + p]
+            weights = W_T + (q - start) * n_clusters
+            for p in range(n_clusters):
+                scores[p] += value * weights[p]
+    else:
+        for q in range(start, end):
+            value = data[q]
+            weights = W_T + indices[q] * n_clusters
+            for p in range(n_clusters):
+                scores[p] += value * weights[p]
 
 
 cdef inline void _row_outer_axpy(
@@ -172,18 +180,23 @@ cdef inline void _row_outer_axpy(
 ) noexcept nogil:
     """``w_p += delta_p x`` for every class p, for the row x at ``start ..
     end`` and W_T as in :func:`_row_scores` (zeros of a dense row skipped)."""
-    cdef Py_ssize_t p, q, j
+    cdef Py_ssize_t p, q
     cdef double value
-    for q in range(start, end):
-        value = data[q]
-        if indices == NULL:
+    cdef double *weights
+    if indices == NULL:
+        for q in range(start, end):
+            value = data[q]
             if value == 0.0:
                 continue
-            j = q - start
-        else:
-            j = indices[q]
-        for p in range(n_clusters):
-            W_T[j * n_clusters + p] += value * delta[p]
+            weights = W_T + (q - start) * n_clusters
+            for p in range(n_clusters):
+                weights[p] += value * delta[p]
+    else:
+        for q in range(start, end):
+            value = data[q]
+            weights = W_T + indices[q] * n_clusters
+            for p in range(n_clusters):
+                weights[p] += value * delta[p]
 
 
 cdef inline uint32_t _xorshift(uint32_t *state) noexcept nogil:
