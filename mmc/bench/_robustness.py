@@ -11,9 +11,12 @@ on the cases marked non-linear (two moons, circles) the estimators that
 take ``kernel=`` get ``kernel="rbf"``, as in the accuracy suite.
 KMeans(n_init=10) and SpectralClustering are the baselines.
 
-Two groups are reported apart: the two-class cases, on which every
-estimator runs, and the multiclass cases, on which only the estimators
-that take ``n_clusters`` (CPM3C) and the baselines run. Per case and
+Three groups are reported apart: the two-class cases, on which every
+estimator runs, the multiclass cases, on which only the estimators that
+take ``n_clusters`` and the baselines run, and the tf-idf documents of a
+topic model (two topics and more: each estimator on the cases whose
+number of classes it takes), text unlike the planted topics of the
+two-class and multiclass text cases. Per case and
 estimator: the clustering error (%) after the best matching of clusters to
 classes, the NMI, the fit time (median of ``repeat`` fits) and its ratio to
 KMeans's in the same run, and the warnings raised (they are silenced, not
@@ -32,13 +35,19 @@ from sklearn.datasets import make_blobs
 from mmc.bench._comparison import applies, fit_and_score
 from mmc.bench._robustness_data import (
     QUICK_MULTICLASS,
+    QUICK_TOPICS,
     QUICK_TWO_CLASS,
     multiclass_cases,
+    topic_cases,
     two_class_cases,
 )
 
-GROUPS = ("two_class", "multiclass")
-GROUP_TITLES = {"two_class": "Two-class cases", "multiclass": "Multiclass cases"}
+GROUPS = ("two_class", "multiclass", "topics")
+GROUP_TITLES = {
+    "two_class": "Two-class cases",
+    "multiclass": "Multiclass cases",
+    "topics": "Tf-idf text of a topic model",
+}
 # Errors within this many points of KMeans's count as neither worse nor better.
 MARGIN = 1.0
 
@@ -137,16 +146,17 @@ def run(entries, quick=False, repeat=1, random_state=0, progress=None, groups=GR
     progress : callable, default=None
         Wraps the iterable of cases (a progress bar).
 
-    groups : tuple of str, default=("two_class", "multiclass")
+    groups : tuple of str, default=("two_class", "multiclass", "topics")
         The groups of cases to run.
 
     Returns
     -------
     result : dict
-        ``"two_class"`` and ``"multiclass"`` (those run), each with ``"cases"`` (case
-        name -> kind, scaling, non-linearity, size, class sizes and
-        ``"scores"``: estimator -> error, NMI, fit time, time over KMeans,
-        warnings) and ``"summary"`` (see :func:`summarise`); the estimators
+        ``"two_class"``, ``"multiclass"`` and ``"topics"`` (those run),
+        each with ``"cases"`` (case name -> kind, scaling, non-linearity,
+        size, class sizes and ``"scores"``: estimator -> error, NMI, fit
+        time, time over KMeans, warnings) and ``"summary"`` (see
+        :func:`summarise`); the estimators
         in order, ``"repeat"``, ``"quick"``, ``"margin"``, the
         ``"seconds"`` the suite took and the 1-minute ``"load_average"`` of
         the machine before and after.
@@ -156,10 +166,14 @@ def run(entries, quick=False, repeat=1, random_state=0, progress=None, groups=GR
     start = time.perf_counter()
     load_at_start = os.getloadavg()
     entries = {**entries, "KMeans": BASELINES["KMeans"]}
-    cases_of = {"two_class": two_class_cases, "multiclass": multiclass_cases}
+    cases_of = {
+        "two_class": two_class_cases,
+        "multiclass": multiclass_cases,
+        "topics": topic_cases,
+    }
     groups = {group: cases_of[group]() for group in groups}
     if quick:
-        keep = set(QUICK_TWO_CLASS + QUICK_MULTICLASS)
+        keep = set(QUICK_TWO_CLASS + QUICK_MULTICLASS + QUICK_TOPICS)
         groups = {
             g: [c for c in cases if c.name in keep] for g, cases in groups.items()
         }
@@ -170,7 +184,7 @@ def run(entries, quick=False, repeat=1, random_state=0, progress=None, groups=GR
         X, y = case.load()
         record = _describe(case, X, y)
         n_clusters = record["n_classes"]
-        if (n_clusters == 2) != (group == "two_class"):
+        if group != "topics" and (n_clusters == 2) != (group == "two_class"):
             raise ValueError(f"case {case.name!r} has {n_clusters} classes")
         for name, entry in entries.items():
             if applies(entry, n_clusters):
@@ -204,7 +218,7 @@ def moved_lines(name, before, after, pairs_before, pairs_after, threshold=0.05):
     (pair -> error) that did (``digits pair: before -> after``). The
     studies that vary a rule print them."""
     lines = []
-    for group in GROUPS:
+    for group in (g for g in GROUPS if g in before and g in after):
         for case, record in after[group]["cases"].items():
             if name not in record["scores"]:
                 continue
@@ -316,7 +330,7 @@ def markdown(result):
         "`KMeans(n_init=10)`, SpectralClustering uses",
         '`affinity="nearest_neighbors"`. Fit times are medians of '
         f"{result['repeat']} fit(s).",
-        "Two-cluster estimators run on the two-class cases only. A case is",
+        "Two-cluster estimators run on the cases of two classes only. A case is",
         f"worse (better) than KMeans when its error is more than {result['margin']:g}",
         "point above (below) KMeans's on the same case; the ConvergenceWarning",
         "column counts the cases where a fit raised one.",

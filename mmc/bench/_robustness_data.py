@@ -6,14 +6,17 @@ bundled data and generators and from :func:`mmc.datasets.make_sparse_clusters`
 scalings, Gaussian blobs that are unbalanced, uncentred, anisotropic or of
 unequal spread, the non-linear toy data, Breiman's twonorm and ringnorm,
 sparse text-like data with unbalanced topics, and one-hot categorical
-features. Every generator has a fixed seed of its own, so the cases do not
-change with the estimators' seed.
+features; and apart, tf-idf documents of a topic model
+(:mod:`mmc.bench._text_corpus`), whose topics share the common words as
+real text does. Every generator has a fixed seed of its own, so the cases
+do not change with the estimators' seed.
 
 Scalings: ``"raw"`` (as loaded or drawn), ``"minmax"``
 (:class:`~sklearn.preprocessing.MinMaxScaler`, each feature to [0, 1]),
 ``"standardised"`` (:class:`~sklearn.preprocessing.StandardScaler`),
 ``"/16"`` (the digits' pixels divided by 16) and ``"unit-norm rows"``
-(the tf-idf-like rows of the sparse data). A scaling uses the features
+(the tf-idf-like rows of the sparse data, and the tf-idf rows of the
+topic corpora). A scaling uses the features
 only, never the classes; it is applied to the samples of the case (a class
 pair is selected first, then scaled).
 
@@ -35,6 +38,12 @@ from sklearn.datasets import (
 from sklearn.preprocessing import MinMaxScaler, StandardScaler
 
 from mmc.bench._data import digits
+from mmc.bench._text_corpus import (
+    TOPIC_CORPUS_SEEDS,
+    TOPIC_CORPUS_SETTINGS,
+    topic_case_name,
+    topic_corpus,
+)
 from mmc.datasets import make_sparse_clusters
 
 Case = namedtuple("Case", ["name", "kind", "scaling", "nonlinear", "load"])
@@ -367,6 +376,30 @@ def multiclass_cases():
     return cases
 
 
+def _topics(sizes, share, seed):
+    def load():
+        return topic_corpus(sizes, topic_share=share, random_state=seed)
+
+    return load
+
+
+def topic_cases():
+    """Tf-idf documents of a topic model, 2 to 8 topics, even and uneven
+    (:data:`mmc.bench._text_corpus.TOPIC_CORPUS_SETTINGS`, two seeds): 22
+    cases, of two classes and more."""
+    return [
+        Case(
+            topic_case_name(sizes, share, seed),
+            "text",
+            "unit-norm rows",
+            False,
+            _topics(sizes, share, seed),
+        )
+        for seed in TOPIC_CORPUS_SEEDS
+        for sizes, share in TOPIC_CORPUS_SETTINGS
+    ]
+
+
 # A handful of small cases of every kind for --quick (under a minute).
 QUICK_TWO_CLASS = (
     "digits 3v8",
@@ -378,3 +411,4 @@ QUICK_TWO_CLASS = (
     "one-hot 1:1 raw",
 )
 QUICK_MULTICLASS = ("iris std", "blobs k=3 1:5")
+QUICK_TOPICS = ("topics 300:100 share 0.25 seed 0",)

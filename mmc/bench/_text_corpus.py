@@ -118,11 +118,19 @@ TOPIC_CORPUS_SETTINGS = (
 )
 
 
-def topic_corpus_cases(seeds=(0, 1)):
+# The seeds of the cases: two corpora of each setting.
+TOPIC_CORPUS_SEEDS = (0, 1)
+
+
+def topic_case_name(sizes, share, seed):
+    """The name of the corpus of ``sizes``, topic share and seed."""
+    return f"topics {':'.join(map(str, sizes))} share {share} seed {seed}"
+
+
+def topic_corpus_cases(seeds=TOPIC_CORPUS_SEEDS):
     """``(name, X, y)`` of :func:`topic_corpus` at each setting of
     ``TOPIC_CORPUS_SETTINGS`` and seed."""
     for seed in seeds:
         for sizes, share in TOPIC_CORPUS_SETTINGS:
             X, y = topic_corpus(sizes, topic_share=share, random_state=seed)
-            name = f"topics {':'.join(map(str, sizes))} share {share} seed {seed}"
-            yield name, X, y
+            yield topic_case_name(sizes, share, seed), X, y
