@@ -12,8 +12,10 @@ from mmc.bench._data import digit_pair_errors, digits
 from mmc.bench._robustness import MARGIN, summarise
 from mmc.bench._robustness_data import (
     QUICK_MULTICLASS,
+    QUICK_TOPICS,
     QUICK_TWO_CLASS,
     multiclass_cases,
+    topic_cases,
     two_class_cases,
 )
 from mmc.bench._study_cases import (
@@ -184,7 +186,11 @@ def test_robustness_quick_run_writes_every_case_and_summary(tmp_path):
     assert robust["repeat"] == 1 and robust["seconds"] > 0
     assert set(robust["estimators"]) == MMC_ESTIMATORS | BASELINE_ESTIMATORS
     assert robust["estimators"][-2:] == ["KMeans", "SpectralClustering"]
-    groups = {"two_class": QUICK_TWO_CLASS, "multiclass": QUICK_MULTICLASS}
+    groups = {
+        "two_class": QUICK_TWO_CLASS,
+        "multiclass": QUICK_MULTICLASS,
+        "topics": QUICK_TOPICS,
+    }
     for group, names in groups.items():
         cases = robust[group]["cases"]
         assert sorted(cases) == sorted(names)
@@ -194,12 +200,13 @@ def test_robustness_quick_run_writes_every_case_and_summary(tmp_path):
             assert sum(r["class_sizes"]) == r["n_samples"] <= 2200, case
             assert min(r["class_sizes"]) > 0 and r["n_features"] >= 2, case
             assert len(r["class_sizes"]) == r["n_classes"], case
-            assert (r["n_classes"] == 2) == (group == "two_class"), case
+            if group != "topics":
+                assert (r["n_classes"] == 2) == (group == "two_class"), case
             scores = r["scores"]
             assert BASELINE_ESTIMATORS <= set(scores), case
             expected = (
                 MMC_ESTIMATORS
-                if group == "two_class"
+                if r["n_classes"] == 2
                 else {"CPM3C", "EvoMMC", "FastEvoMMC"}
             ) | BASELINE_ESTIMATORS
             assert set(scores) == expected, case
@@ -234,6 +241,7 @@ def test_robustness_quick_run_writes_every_case_and_summary(tmp_path):
     report = (out / "report.md").read_text()
     assert "## Robustness: every default on a broad suite" in report
     assert "### Two-class cases (7)" in report and "### Multiclass cases (2)" in report
+    assert "### Tf-idf text of a topic model (1)" in report
     assert "| moons (rbf) | toy | raw | 1000 | 500:500 |" in report
     for group in groups:
         for case in robust[group]["cases"]:
@@ -242,16 +250,24 @@ def test_robustness_quick_run_writes_every_case_and_summary(tmp_path):
             assert f"| {name} | {s['n_cases']} | {s['mean_error']:.2f} " in report
     assert "Robustness, two-class cases (7)" in result.stdout
     assert "Robustness, multiclass cases (2)" in result.stdout
+    assert "Robustness, tf-idf text of a topic model (1)" in result.stdout
     assert "robustness.json" in result.stdout
 
 
 def test_robustness_cases_are_many_small_and_labelled():
     two_class, multiclass = two_class_cases(), multiclass_cases()
-    names = [c.name for c in two_class + multiclass]
+    topics = topic_cases()
+    names = [c.name for c in two_class + multiclass + topics]
     assert len(names) == len(set(names))
-    assert len(two_class) >= 40 and len(multiclass) >= 10
+    assert len(two_class) >= 40 and len(multiclass) >= 10 and len(topics) == 22
     assert set(QUICK_TWO_CLASS) <= {c.name for c in two_class}
     assert set(QUICK_MULTICLASS) <= {c.name for c in multiclass}
+    assert set(QUICK_TOPICS) <= {c.name for c in topics}
+    assert {c.kind for c in topics} == {"text"}
+    # Two topics and more, from the same corpora as the studies'.
+    X, y = topics[0].load()
+    assert np.bincount(y).tolist() == [300, 300] and X.shape[0] == 600
+    assert max(np.unique(c.load()[1]).size for c in topics[:11]) == 8
     assert {c.kind for c in two_class} == KINDS
     assert {c.name for c in two_class if c.nonlinear} == {"moons", "circles"}
     for group, cases in (("two", two_class), ("multi", multiclass)):
