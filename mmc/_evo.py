@@ -52,13 +52,13 @@ class EvoMMC(_BaseEvoMMC):
         F(y) = min_c (1/n) |y - K c|^2 + lambda c'K c,
 
     the regularised least-squares fit of y by functions of the kernel's
-    space (Gieseke et al., 2009), with ``lambda = reg m`` and m the mean of
-    ``k(x_i, x_i)`` (``reg_``; the paper has m = 1, here the clusters of
+    space (Gieseke et al., 2009), with ``lambda = reg s`` and s the mean of
+    ``k(x_i, x_i)`` (``reg_``; the paper has s = 1, here the clusters of
     the linear kernel do not depend on the scale of X). With the
     eigendecomposition ``K = V diag(sigma) V'`` (O(n^3) once), ``F(y) = 1 -
-    (1/n) sum_j sigma_j / (sigma_j + n lambda) (V'y)_j^2``: keeping ``u = V'y`` for each
-    individual, a mutation of s labels costs O(s m) and its fitness O(m),
-    where m <= n is the numerical rank of K.
+    (1/n) sum_j sigma_j / (sigma_j + n lambda) (V'y)_j^2``: keeping
+    ``u = V'y`` for each individual, a mutation of s labels costs O(s m)
+    and its fitness O(m), where m <= n is the numerical rank of K.
 
     Each generation draws ``offspring`` children of random parents by
     flipping s random labels; a flip that would break the class balance is
@@ -228,8 +228,8 @@ class FastEvoMMC(_BaseEvoMMC):
 
         F(y) = min_c (1/n) |y - K_nR c|^2 + lambda c'K_RR c,
 
-    ``lambda = reg m`` as for :class:`EvoMMC` (m from the exact kernel's
-    diagonal). This is ridge regression on the Nystroem features ``L = K_nR
+    ``lambda`` as for :class:`EvoMMC` (from the exact kernel's diagonal).
+    This is ridge regression on the Nystroem features ``L = K_nR
     K_RR^{-1/2}``; with the thin SVD ``L = V diag(s) W'`` (O(n r^2) once),
     ``F(y) = 1 - (1/n) sum_j s_j^2 / (s_j^2 + n lambda) (V'y)_j^2``, so a
     mutation of s labels costs O(s r) and memory is O(n r). The search is

@@ -62,3 +62,9 @@ def test_cases_cover_every_setting_and_seed():
     for (name, X, y), (sizes, share) in zip(cases, TOPIC_CORPUS_SETTINGS):
         assert f"share {share}" in name and X.shape[0] == sum(sizes)
         np.testing.assert_array_equal(np.bincount(y), sizes)
+
+
+@pytest.mark.parametrize("share", [0.0, 1.0, 1.5])
+def test_a_topic_share_outside_0_1_is_refused(share):
+    with pytest.raises(ValueError, match="topic_share must be in"):
+        topic_corpus((10, 10), topic_share=share)

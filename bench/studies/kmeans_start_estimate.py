@@ -55,7 +55,7 @@ def cases():
     for seed in range(4):
         for length in (60, 150):
             X, y = topic_corpus(
-                (50, 20), topic_share=0.3, mean_length=length, random_state=seed
+                (50, 20), topic_share=0.3, median_length=length, random_state=seed
             )
             yield "short", f"50:20 length {length} seed {seed}", X, y, "linear"
 

@@ -16,12 +16,12 @@ estimator runs, the multiclass cases, on which only the estimators that
 take ``n_clusters`` and the baselines run, and the tf-idf documents of a
 topic model (two topics and more: each estimator on the cases whose
 number of classes it takes), text unlike the planted topics of the
-two-class and multiclass text cases. Per case and
-estimator: the clustering error (%) after the best matching of clusters to
-classes, the NMI, the fit time (median of ``repeat`` fits) and its ratio to
-KMeans's in the same run, and the warnings raised (they are silenced, not
-lost: a ConvergenceWarning is counted per estimator). The labels are used
-for scoring only.
+two-class and multiclass text cases. Per case and estimator: the
+clustering error (%) after the best matching of clusters to classes, the
+NMI, the fit time (median of ``repeat`` fits) and its ratio to KMeans's
+in the same run, and the warnings raised (they are silenced, not lost: a
+ConvergenceWarning is counted per estimator). The labels are used for
+scoring only.
 """
 
 import os
@@ -156,10 +156,9 @@ def run(entries, quick=False, repeat=1, random_state=0, progress=None, groups=GR
         each with ``"cases"`` (case name -> kind, scaling, non-linearity,
         size, class sizes and ``"scores"``: estimator -> error, NMI, fit
         time, time over KMeans, warnings) and ``"summary"`` (see
-        :func:`summarise`); the estimators
-        in order, ``"repeat"``, ``"quick"``, ``"margin"``, the
-        ``"seconds"`` the suite took and the 1-minute ``"load_average"`` of
-        the machine before and after.
+        :func:`summarise`); the estimators in order, ``"repeat"``,
+        ``"quick"``, ``"margin"``, the ``"seconds"`` the suite took and the
+        1-minute ``"load_average"`` of the machine before and after.
     """
     from mmc.bench._registry import BASELINES
 

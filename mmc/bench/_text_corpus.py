@@ -32,7 +32,7 @@ def topic_corpus(
     n_words=5000,
     topic_words=300,
     topic_share=0.25,
-    mean_length=80,
+    median_length=80,
     random_state=0,
 ):
     """Tf-idf rows of documents drawn from a topic model, one topic per cluster.
@@ -54,7 +54,7 @@ def topic_corpus(
         document's share is drawn from a Beta law of that mean (shape
         ``(2, 2 / topic_share - 2)``), the rest from the background.
 
-    mean_length : float, default=80
+    median_length : float, default=80
         Median document length in words (lognormal, sigma 0.6, at least 5).
 
     random_state : int, default=0
@@ -68,6 +68,8 @@ def topic_corpus(
     y : ndarray of shape (sum(sizes),)
         The cluster of each document, in blocks of ``sizes``.
     """
+    if not 0.0 < topic_share < 1.0:
+        raise ValueError(f"topic_share must be in (0, 1), got {topic_share!r}.")
     rng = np.random.RandomState(random_state)
     background = 1.0 / np.arange(1, n_words + 1) ** BACKGROUND_EXPONENT
     background = (background / background.sum())[rng.permutation(n_words)]
@@ -82,7 +84,7 @@ def topic_corpus(
     indptr, indices, counts = [0], [], []
     for cluster, size in enumerate(sizes):
         for _ in range(size):
-            length = max(5, int(rng.lognormal(np.log(mean_length), 0.6)))
+            length = max(5, int(rng.lognormal(np.log(median_length), 0.6)))
             share = rng.beta(2.0, 2.0 / topic_share - 2.0)
             words = rng.multinomial(
                 length, (1.0 - share) * background + share * topics[cluster]
