@@ -32,7 +32,7 @@ import math
 import numpy as np
 
 from mmc._balance import bound_prices, floor_of
-from mmc._core._common import mean_hinge_loss, row_sq_norms
+from mmc._core._common import mean_hinge_loss
 from mmc._core._cpm3c import assign
 from mmc._core._crammer_singer import dual_epochs, remove_samples
 from mmc._cpm3c_constraints import (
@@ -42,7 +42,7 @@ from mmc._cpm3c_constraints import (
 )
 from mmc._cutting_plane_run import N_LEVELS, RunResult, continuation_values
 from mmc._dask import RowBlocks
-from mmc._rows import decision_values, row_kernel
+from mmc._rows import decision_values, row_kernel, squared_norms
 from mmc._threads import fit_threads, map_on_threads, pass_products
 
 # Passes over the rows (epochs and assignment steps) that a run makes at
@@ -108,9 +108,7 @@ def centred_scale(X, x_mean):
 
 
 def _sq_norm_sum(block, _state, _shared):
-    sq_norms = np.empty(block.shape[0])
-    row_kernel(block, row_sq_norms)(sq_norms)
-    return None, math.fsum(sq_norms)
+    return None, math.fsum(squared_norms(block))
 
 
 def centred_row_stats(X, x_mean, mean_sq_norm):
@@ -118,8 +116,7 @@ def centred_row_stats(X, x_mean, mean_sq_norm):
     norm of a centred sample without the constant feature), from the row
     kernels; ``mean_sq_norm`` is ``|mean|^2``."""
     x_dot_mean = decision_values(X, x_mean, 0.0)
-    row_norms = np.empty(X.shape[0])
-    row_kernel(X, row_sq_norms)(row_norms)
+    row_norms = squared_norms(X)
     return x_dot_mean, np.maximum(row_norms - 2.0 * x_dot_mean + mean_sq_norm, 0.0)
 
 
@@ -246,8 +243,7 @@ class DualMulticlassSVM:
         return W, self.intercept_scale * self.v - decision_values(W, self.x_mean, 0.0)
 
     def squared_norm(self):
-        row_norms = np.empty(self.n_clusters)
-        row_kernel(self.centred_weights(), row_sq_norms)(row_norms)
+        row_norms = squared_norms(self.centred_weights())
         return math.fsum(row_norms) + math.fsum(self.v * self.v)
 
     def solve(self):

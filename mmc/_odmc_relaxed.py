@@ -21,14 +21,20 @@ from collections import namedtuple
 
 import numpy as np
 
-from mmc._core._common import row_sq_norms
 from mmc._core._odmc import (
     coordinate_epoch,
     labelling_sums,
     mixture_margins,
 )
 from mmc._labelling import balanced_signs
-from mmc._rows import column_means, decision_values, grow_columns, grow_rows, row_kernel
+from mmc._rows import (
+    column_means,
+    decision_values,
+    grow_columns,
+    grow_rows,
+    row_kernel,
+    squared_norms,
+)
 from mmc._seeds import draw_seeds
 from mmc._starts import initial_signs, principal_component
 
@@ -95,8 +101,7 @@ class LabellingWorkingSet:
         self.theta = theta
         self.tau = tau
         self.row_mean_dot = decision_values(X, x_mean, 0.0)
-        sq = np.empty(n_samples)
-        row_kernel(X, row_sq_norms)(sq)
+        sq = squared_norms(X)
         self._labelling_sums = row_kernel(X, labelling_sums)
         self._epoch = row_kernel(X, coordinate_epoch)
         self._mixture_margins = row_kernel(X, mixture_margins)

@@ -132,9 +132,18 @@ def origin_shift(X):
     if sp.issparse(X) or X.shape[0] == 0:
         return None
     mean = column_means(X)
+    mean_sq_norm = math.fsum(squared_norms(X)) / X.shape[0]
+    return mean if far_from_origin(mean, mean_sq_norm) else None
+
+
+def squared_norms(X):
+    """``|x_i|^2`` of every row of a validated X (or of
+    :func:`mmc._kmeans.kernel_rows`), in float64, each summed in the order
+    of its stored values by the ``row_sq_norms`` kernel: the same numbers
+    on every CPU, for float32 X without a float64 copy."""
     sq_norms = np.empty(X.shape[0])
     row_kernel(X, row_sq_norms)(sq_norms)
-    return mean if far_from_origin(mean, math.fsum(sq_norms) / X.shape[0]) else None
+    return sq_norms
 
 
 def far_from_origin(mean, mean_sq_norm):

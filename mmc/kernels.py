@@ -38,6 +38,8 @@ Examples
 True
 """
 
+import math
+
 import numpy as np
 import scipy.sparse as sp
 from sklearn.exceptions import NotFittedError
@@ -51,8 +53,8 @@ from mmc._kernel_checks import (
     _check_kernel_matrix,
     _warn_if_indefinite,
 )
-from mmc._kmeans import squared_row_norms
-from mmc._rows import centred, origin_shift
+from mmc._kmeans import kernel_rows, squared_row_norms
+from mmc._rows import centred, origin_shift, squared_norms
 from mmc._threads import single_blas_thread
 
 __all__ = [
@@ -240,9 +242,10 @@ def kernel_diagonal_mean(X, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0):
     The scale of the kernel matrix: the mean of its eigenvalues. It is 1 for
     the rbf kernel, the mean squared norm of the rows for the linear kernel
     (1 for tf-idf rows), ``mean (gamma |x|^2 + coef0) ** degree`` for the
-    poly kernel. Rounded to 12 significant digits, so that the rounding of
-    the squared norms (NumPy sums them with the CPU's SIMD units) cannot
-    change it: the same value on every CPU, and exactly 1 for unit rows.
+    poly kernel. The norms are those of :func:`mmc._rows.squared_norms`,
+    summed exactly: the same value on every CPU. Rounded to 12 significant
+    digits, so that unit rows, whose norms are 1 within rounding, give 1
+    exactly.
 
     Parameters
     ----------
@@ -260,17 +263,10 @@ def kernel_diagonal_mean(X, *, kernel="rbf", gamma=1.0, degree=3, coef0=0.0):
     _check_kernel(kernel)
     if kernel == "rbf" or X.shape[0] == 0:
         return 1.0 if X.shape[0] else 0.0
-    if sp.issparse(X):
-        X = sp.csr_matrix(X)
-        squares = sp.csr_matrix(
-            (np.square(X.data, dtype=np.float64), X.indices, X.indptr), shape=X.shape
-        )
-        norms = np.asarray(squares.sum(axis=1)).ravel()
-    else:
-        norms = np.einsum("ij,ij->i", X, X, dtype=np.float64)
+    diagonal = squared_norms(kernel_rows(X))
     if kernel == "poly":
-        norms = (gamma * norms + float(coef0)) ** degree
-    return float(f"{float(np.mean(norms)):.12g}")
+        diagonal = (gamma * diagonal + float(coef0)) ** degree
+    return float(f"{math.fsum(diagonal) / X.shape[0]:.12g}")
 
 
 def nystroem(

@@ -21,6 +21,7 @@ from mmc.bench._robustness_data import (
 from mmc.bench._study_cases import (
     STUDY_GROUPS,
     generated_cases,
+    group_table,
     two_class_study_cases,
 )
 from mmc.metrics import clustering_error
@@ -549,3 +550,21 @@ def test_quick_series_time_two_sizes_whatever_the_budget():
     assert quick["stopped"] == full["stopped"] == "time budget (0 s)"
     generous = time_growing_sizes(make, load, sizes, 1, budget=1e9, quick=True)
     assert generous["sizes"] == list(sizes)
+
+
+def test_group_table_gives_each_group_and_all_their_means_and_worse_counts():
+    rows = [
+        {"group": "a", "kmeans": 10.0, "x": 12.0, "y": 11.0},
+        {"group": "a", "kmeans": 20.0, "x": 20.0, "y": 21.5},
+        {"group": "b", "kmeans": 5.0, "x": 9.0, "y": 6.0},
+    ]
+    lines = group_table(rows, ["x", "y"], ["X rule", "Y rule"])
+    assert lines == [
+        "| group (cases) | KMeans | X rule | Y rule |",
+        "|---|---|---|---|",
+        # worse: more than MARGIN (1 point) above KMeans, 1.0 is not
+        "| a (2) | 15.00 | 16.00 (1) | 16.25 (1) |",
+        "| b (1) | 5.00 | 9.00 (1) | 6.00 (0) |",
+        "| all (3) | 11.67 | 13.67 (2) | 12.83 (1) |",
+    ]
+    assert group_table(rows, ["x"])[0] == "| group (cases) | KMeans | x |"

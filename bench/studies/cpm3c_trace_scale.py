@@ -37,7 +37,7 @@ from mmc import CPM3C
 from mmc._rows import column_means
 from mmc._starts import principal_component
 from mmc.bench._robustness_data import multiclass_cases
-from mmc.bench._study_cases import two_class_study_cases
+from mmc.bench._study_cases import group_table, two_class_study_cases
 from mmc.bench._text_corpus import topic_corpus_cases
 from mmc.metrics import clustering_error
 
@@ -110,23 +110,8 @@ def report(path):
     rows = json.load(open(path))
     fixed = ("group", "case", "ratio", "kmeans")
     settings = [key for key in rows[0] if key not in fixed]
-    groups = list(dict.fromkeys(row["group"] for row in rows))
-    print(
-        "| group (cases) | KMeans | "
-        + " | ".join(
-            "C = 20 (default)" if s == "default" else f"C' = {s}" for s in settings
-        )
-        + " |"
-    )
-    print("|---|" + "---|" * (len(settings) + 1))
-    for group in groups + ["all"]:
-        sel = [r for r in rows if group == "all" or r["group"] == group]
-        km = np.array([r["kmeans"] for r in sel])
-        cells = []
-        for s in settings:
-            err = np.array([r[s] for r in sel])
-            cells.append(f"{err.mean():.2f} ({int(np.sum(err > km + 1))})")
-        print(f"| {group} ({len(sel)}) | {km.mean():.2f} | " + " | ".join(cells) + " |")
+    headers = ["C = 20 (default)" if s == "default" else f"C' = {s}" for s in settings]
+    print("\n".join(group_table(rows, settings, headers)))
 
 
 if __name__ == "__main__":

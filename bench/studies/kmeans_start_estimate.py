@@ -35,7 +35,7 @@ from sklearn.cluster import KMeans
 import mmc._cutting_plane as cutting_plane
 from mmc import CPMMC, MultivariateMMC
 from mmc._starts import initial_signs
-from mmc.bench._study_cases import two_class_study_cases
+from mmc.bench._study_cases import group_table, two_class_study_cases
 from mmc.bench._text_corpus import topic_corpus, topic_corpus_cases
 from mmc.metrics import clustering_error
 
@@ -90,18 +90,8 @@ def collect(out, seed):
 
 def report(path):
     rows = json.load(open(path))
-    groups = list(dict.fromkeys(r["group"] for r in rows)) + ["all"]
     keys = [k for k in rows[0] if k not in ("group", "case", "kmeans")]
-    print("| group (cases) | KMeans | " + " | ".join(keys) + " |")
-    print("|---|---|" + "---|" * len(keys))
-    for group in groups:
-        sel = [r for r in rows if group == "all" or r["group"] == group]
-        km = np.array([r["kmeans"] for r in sel])
-        cells = []
-        for key in keys:
-            err = np.array([r[key] for r in sel])
-            cells.append(f"{err.mean():.2f} ({int(np.sum(err > km + 1))})")
-        print(f"| {group} ({len(sel)}) | {km.mean():.2f} | " + " | ".join(cells) + " |")
+    print("\n".join(group_table(rows, keys)))
     print()
     for r in rows:
         for Estimator in ESTIMATORS:

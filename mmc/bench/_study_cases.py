@@ -14,9 +14,11 @@ Every generator has a fixed seed, so the cases do not change with the
 estimators' seed.
 """
 
+import numpy as np
 from sklearn.datasets import load_digits, make_classification
 from sklearn.preprocessing import MinMaxScaler, StandardScaler
 
+from mmc.bench._robustness import MARGIN
 from mmc.bench._robustness_data import two_class_cases
 
 STUDY_GROUPS = ("suite", "pairs", "generated")
@@ -68,3 +70,33 @@ def two_class_study_cases():
             yield "pairs", f"{a}v{b}", X_digits[rows], pair, "linear"
     for name, X, y in generated_cases():
         yield "generated", name, X, y, "linear"
+
+
+def group_table(rows, keys, headers=None):
+    """A study's table: for each group of ``rows``, then all of them, the
+    mean of each of ``keys`` and, in parentheses, the cases where it is
+    more than ``MARGIN`` above KMeans's.
+
+    ``rows`` are dicts with ``"group"``, ``"kmeans"`` and an error (%) per
+    key; ``headers`` names the columns of the keys (the keys themselves by
+    default). Returns the markdown lines.
+    """
+    headers = list(keys) if headers is None else list(headers)
+    lines = [
+        "| group (cases) | KMeans | " + " | ".join(headers) + " |",
+        "|---|" + "---|" * (len(keys) + 1),
+    ]
+    for group in [*dict.fromkeys(row["group"] for row in rows), "all"]:
+        chosen = [row for row in rows if group == "all" or row["group"] == group]
+        kmeans = np.array([row["kmeans"] for row in chosen])
+        cells = []
+        for key in keys:
+            errors = np.array([row[key] for row in chosen])
+            worse = int(np.sum(errors > kmeans + MARGIN))
+            cells.append(f"{errors.mean():.2f} ({worse})")
+        lines.append(
+            f"| {group} ({len(chosen)}) | {kmeans.mean():.2f} | "
+            + " | ".join(cells)
+            + " |"
+        )
+    return lines
