@@ -56,6 +56,9 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
     local search of :mod:`mmc._evo_multiclass`.
     """
 
+    # Their own spectral starts are the default: the graph start comes first.
+    _graph_start_init = "spectral"
+
     _parameter_constraints: dict = {
         "n_clusters": [Interval(Integral, 2, 255, closed="both")],
         "reg": [Interval(Real, 0, None, closed="neither")],
