@@ -11,14 +11,11 @@ from numbers import Integral
 import numpy as np
 import scipy.sparse as sp
 from sklearn.base import BaseEstimator, ClusterMixin
-from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
 from mmc._dask_api import is_dask_input, refuse_dask
-from mmc._graph_start import graph_start
 from mmc._rows import _canonical_csr, _check_magnitude, _with_int32_indices, warn
-from mmc._seeds import draw_seeds
 from mmc._stability import stable_class_balance
 
 # Initialisations known to every two-cluster estimator (see mmc/_starts.py).
@@ -98,49 +95,37 @@ class _BaseMMC(ClusterMixin, BaseEstimator):
         _check_magnitude(X)
         return X
 
-    # The named init with which the fit may start from the graph's clustering.
+    # The named init with which a fit may start from the graph's clustering
+    # (mmc._graph_start): each estimator's default.
     _graph_start_init = "auto"
 
-    def _choose_class_balance(self, X, **sample):
-        """Set the ``class_balance`` of this fit, ``balance_stability_`` and
-        ``graph_start_``.
+    def _graph_start_applies(self):
+        """Whether ``init`` lets the fit start from the graph's clustering."""
+        return isinstance(self.init, str) and self.init == self._graph_start_init
 
-        First the graph start (:func:`mmc._graph_start.graph_start`), with
-        the default ``init`` and a ``class_balance`` set from the data
-        (``"auto"`` or ``"stable"``), on the validated data X in memory:
-        where it wins, the fit goes on as from those labels given as
-        ``init``. Then the parameter itself, or for ``"stable"`` the
-        setting that :func:`mmc._stability.stable_class_balance` chooses on
-        X (before any feature map: the fits on subsamples map their own
-        rows). Initial labels (given as ``init`` or by the graph start)
-        estimate the balance as for ``"auto"``: a subsample has no initial
-        labels to fit from. ``sample`` holds ``take_rows`` and ``sparse``
-        for data in blocks. The fit reads the setting from
-        ``_class_balance_setting``.
+    def _choose_class_balance(self, X, **sample):
+        """Set the ``class_balance`` of this fit and ``balance_stability_``.
+
+        The parameter itself, or for ``"stable"`` the setting that
+        :func:`mmc._stability.stable_class_balance` chooses on the validated
+        data X (before any feature map: the fits on subsamples map their own
+        rows). Initial labels given as ``init`` estimate the balance as for
+        ``"auto"``: a subsample has no initial labels to fit from.
+        ``sample`` holds ``take_rows`` and ``sparse`` for data in blocks.
+        The fit reads the setting from ``_class_balance_setting``.
         """
         self.balance_stability_ = None
-        self._graph_labels = None
         setting = self.class_balance
-        if (
-            setting in ("auto", "stable")
-            and isinstance(self.init, str)
-            and self.init == self._graph_start_init
-            and not sample
-        ):
-            seed = draw_seeds(check_random_state(self.random_state))
-            self._graph_labels = graph_start(X, getattr(self, "n_clusters", 2), seed)
-        self.graph_start_ = self._graph_labels is not None
         if setting == "stable":
             setting = "auto"
-            if isinstance(self.init, str) and not self.graph_start_:
+            if isinstance(self.init, str):
                 setting, self.balance_stability_ = stable_class_balance(
                     self, X, self.random_state, **sample
                 )
         self._class_balance_setting = setting
 
     def _initial_labels(self, n_samples, n_clusters=2):
-        """The labels given as ``init``, or those of the graph start when it
-        won (see :meth:`_choose_class_balance`), or None.
+        """The labels given as ``init``, or None when ``init`` names a method.
 
         An array-like ``init`` holds the initial cluster of each sample; it
         is returned as integers 0 .. n_clusters - 1 (in the order of the
@@ -148,7 +133,7 @@ class _BaseMMC(ClusterMixin, BaseEstimator):
         which a ``RuntimeWarning`` points out when ``n_init`` asks for more.
         """
         if isinstance(self.init, str):
-            return getattr(self, "_graph_labels", None)
+            return None
         labels = np.asarray(self.init)
         if labels.shape != (n_samples,):
             raise ValueError(

@@ -417,10 +417,10 @@ class CPM3C(_CuttingPlaneEstimator):
         if self.solver_ == "cutting-plane":
             self.size_floors_ = None
             return super()._resolve_class_balance(X, **balance)
-        bound, self.size_floors_ = super()._resolve_class_balance(
+        (bound, self.size_floors_), graph_labels = super()._resolve_class_balance(
             X, with_floors=True, **balance
         )
-        return bound
+        return bound, graph_labels
 
     def _initial_state(self, X, x_mean, principal, method, arg, kmeans_runs=None):
         if isinstance(X, RowBlocks):

@@ -13,12 +13,13 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from mmc import _dask_starts as blocked
-from mmc._balance import SAMPLE_ROWS, resolve_class_balance, size_balance
+from mmc._balance import SAMPLE_ROWS, size_balance
 from mmc._base import _BaseMMC
 from mmc._cutting_plane_run import continuation_values, cutting_plane_run
 from mmc._dask import RowBlocks, decision_values_on_blocks
 from mmc._dask_api import frame_values, is_dask_dataframe, is_dask_input, refuse_dask
 from mmc._feature_map import _FeatureMapMixin, _LinearDecisionMixin
+from mmc._graph_start import balance_and_start
 from mmc._kmeans import KMeansRuns
 from mmc._labelling import orientation, warn_if_one_cluster
 from mmc._rows import column_means, decision_values, warn
@@ -166,20 +167,32 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
             x_mean = column_means(X)
             principal, top_variance = principal_component(X, x_mean, random_state)
             labels = self._initial_labels(X.shape[0], self._n_clusters())
-        kmeans_runs = None
+        kmeans_runs = named_starts = None
         if labels is None:
             methods = self._start_methods()
             starts = list(zip(methods, draw_seeds(random_state, len(methods))))
+            named_starts = starts
             # The first restart's seed: no draw of its own, so that a fixed
             # class_balance gives the same fit as before "auto" existed. A
             # k-means start there shares its runs with the estimate.
             kmeans_runs = self._shared_kmeans_runs(X, *starts[0])
-            self.class_balance_ = self._resolve_class_balance(
-                X, seed=starts[0][1], kmeans_runs=kmeans_runs
+            in_memory = not isinstance(X, RowBlocks)
+            self.class_balance_, graph_labels = self._resolve_class_balance(
+                X,
+                seed=starts[0][1],
+                kmeans_runs=kmeans_runs,
+                graph=in_memory and self._graph_start_applies(),
             )
+            if graph_labels is not None:
+                # The graph's clustering fits the data better than k-means'
+                # (mmc._graph_start): one run from it, as from labels given.
+                starts = [("array", graph_labels)]
         else:
             starts = [("array", labels)]
-            self.class_balance_ = self._resolve_class_balance(X, labels=labels)
+            self.class_balance_, graph_labels = self._resolve_class_balance(
+                X, labels=labels
+            )
+        self.graph_start_ = graph_labels is not None
 
         # The initial state of each start, computed once for all of its runs
         # (a subclass's _run_start may run a start more than once, on
@@ -223,17 +236,31 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         # on threads of the driver (the winner does not depend on it), unless
         # n_jobs says how many at a time: each keeps its per-sample state on
         # the workers (bench/dask/restart_jobs.md).
-        run_passes = self._run_passes()
-        if isinstance(X, RowBlocks):
-            n_jobs = len(starts) if self.n_jobs is None else self.n_jobs
-        elif run_passes is None:
-            n_jobs = self.n_jobs
-        else:
-            products = run_passes * pass_products(X, self._n_clusters())
-            n_jobs = restart_threads(self.n_jobs, len(starts), products)
-        best, _ = best_of_restarts(
-            run, starts, n_jobs, key=lambda r: (r.n_empty_clusters, r.objective)
-        )
+        def best_run():
+            run_passes = self._run_passes()
+            if isinstance(X, RowBlocks):
+                n_jobs = len(starts) if self.n_jobs is None else self.n_jobs
+            elif run_passes is None:
+                n_jobs = self.n_jobs
+            else:
+                products = run_passes * pass_products(X, self._n_clusters())
+                n_jobs = restart_threads(self.n_jobs, len(starts), products)
+            best, _ = best_of_restarts(
+                run, starts, n_jobs, key=lambda r: (r.n_empty_clusters, r.objective)
+            )
+            return best
+
+        best = best_run()
+        if best.n_empty_clusters and self.graph_start_:
+            # The bound of the graph's unequal sizes let the run empty a
+            # cluster (the relaxed balance of the decision values admits
+            # w = 0): the fit goes on as without the graph start.
+            self.graph_start_ = False
+            starts = named_starts
+            self.class_balance_, _ = self._resolve_class_balance(
+                X, seed=starts[0][1], kmeans_runs=kmeans_runs
+            )
+            best = best_run()
         if not best.converged:
             warn(
                 f"{name} did not converge within max_iter={self.max_iter} "
@@ -247,16 +274,25 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         return self
 
     def _resolve_class_balance(
-        self, X, seed=None, labels=None, with_floors=False, kmeans_runs=None
+        self,
+        X,
+        seed=None,
+        labels=None,
+        with_floors=False,
+        kmeans_runs=None,
+        graph=False,
     ):
-        """The bound of the runs (:func:`mmc._balance.resolve_class_balance`)."""
+        """The bound of the runs (:func:`mmc._balance.resolve_class_balance`)
+        and, with ``graph``, the labels of the graph start where it wins
+        (:func:`mmc._graph_start.balance_and_start`), else None."""
         sample = row_access(X) or {"kmeans_runs": kmeans_runs}
-        return resolve_class_balance(
+        return balance_and_start(
             self._class_balance_setting,
             X,
             self._n_clusters(),
             self._balance_of,
-            seed=seed,
+            seed,
+            graph=graph,
             labels=labels,
             with_floors=with_floors,
             **sample,

@@ -91,7 +91,22 @@ STABLE_CLASS_BALANCE = """\
         fitted on the second;
         ``bench/studies/balance_stable.md``)."""
 
-BALANCE_STABILITY = """\
+GRAPH_START = """\
+graph_start_ : bool
+        Whether the fit started from the graph's clustering: with the
+        default ``init`` and ``class_balance`` ``"auto"`` or ``"stable"``,
+        on data in memory, a spectral clustering of the 10-nearest-neighbour
+        graph of the rows (of at most 2000 sampled rows; none for sparse X
+        of more rows) is compared with k-means' by the silhouette; where
+        the graph's is higher by more than three standard errors, the fit
+        starts from its labels as from labels given as ``init`` (one run,
+        the balance bound from their sizes). It finds unbalanced clusters
+        that k-means cuts in two, and topics that share their common words
+        (``bench/studies/graph_start.md``); a fixed ``class_balance`` or
+        another ``init`` turns it off."""
+
+BALANCE_STABILITY = (
+    """\
 balance_stability_ : dict or None
         With ``class_balance="stable"``, the stability of each bound fitted
         on subsamples (the mean adjusted Rand index of the labellings of a
@@ -99,8 +114,13 @@ balance_stability_ : dict or None
         ``"auto"``, 0.6 and 0.9, or by ``"auto"`` alone when its clustering
         was stable; None with another ``class_balance``, and
         where the rule does not apply (sparse X of more than 2000 rows,
-        labels given as ``init``, or fewer than two rows per cluster in a
-        subsample)."""
+        labels given as ``init`` or by the graph start, or fewer than two
+        rows per cluster in a subsample).
+
+    """
+    + GRAPH_START
+)
+
 
 # The placeholders of the two sections above, for fill_doc.
 STABLE_BALANCE_SECTIONS = {

@@ -15,7 +15,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
-from mmc._balance import resolve_class_balance, size_balance
+from mmc._balance import size_balance
 from mmc._base import _BaseMMC, _BinaryPredictMixin
 from mmc._core._evo import fitness
 from mmc._evo_basis import (
@@ -32,6 +32,7 @@ from mmc._evo_search import (
     repair_balance,
 )
 from mmc._feature_map import KERNEL_COEFFICIENT_CONSTRAINTS
+from mmc._graph_start import balance_and_start
 from mmc._labelling import balance_bound, orientation, warn_if_one_cluster
 from mmc._rows import centred, decision_values, origin_shift, warn
 from mmc._seeds import draw_seeds
@@ -89,24 +90,28 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
 
     def _resolve_class_balance(self, X, random_state, init_labels):
         """The bound of the search (:func:`mmc._balance.resolve_class_balance`),
-        estimated from ``init_labels`` when given, and the floors of the j
+        estimated from ``init_labels`` when given, the floors of the j
         smallest clusters that ``"auto"`` sets on uneven k-means clusters
         (:func:`mmc._balance.size_floors`; None otherwise and with two
-        clusters, where the bound says it all)."""
+        clusters, where the bound says it all), and the labels of the graph
+        start where it wins, else None
+        (:func:`mmc._graph_start.balance_and_start`)."""
         # The seed that the generator draws next, without drawing it: a fixed
         # class_balance gives the fit it gave before "auto".
         seed = draw_seeds(copy.deepcopy(random_state))
-        bound, floors, uneven = resolve_class_balance(
+        (bound, floors, uneven), graph_labels = balance_and_start(
             self._class_balance_setting,
             X,
             self.n_clusters,
             size_balance,
-            seed=seed,
+            seed,
+            graph=init_labels is None and self._graph_start_applies(),
             labels=init_labels,
             with_floors=True,
             with_uneven=True,
         )
-        return bound, (floors if uneven and self.n_clusters > 2 else None)
+        floors = floors if uneven and self.n_clusters > 2 else None
+        return bound, floors, graph_labels
 
     @single_blas_thread
     def _fit(self, X):
@@ -144,9 +149,14 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
         self.reg_ = self.reg * scale if scale > 0.0 else self.reg
         basis, dual_coef = self._fit_basis(X, gamma, random_state)
         basis = tie_duplicates(basis, duplicate_representatives(X))
-        self.class_balance_, share_floors = self._resolve_class_balance(
+        self.class_balance_, share_floors, graph_labels = self._resolve_class_balance(
             X, random_state, init_labels
         )
+        self.graph_start_ = graph_labels is not None
+        if self.graph_start_:
+            # The graph's clustering fits the data better than k-means'
+            # (mmc._graph_start): one run from it, as from labels given.
+            init_labels = graph_labels
         if self.n_clusters > 2:
             return self._fit_clusters(
                 X,

@@ -44,10 +44,12 @@ from scipy.sparse.linalg import eigsh
 from mmc._balance import (
     KMEANS_RUNS,
     NOISE_STANDARD_ERRORS,
-    estimate_sample,
+    kmeans_estimate,
+    resolve_class_balance,
     sample_rows,
 )
 from mmc._kmeans import best_kmeans_centres, nearest_centres, squared_row_norms
+from mmc._starts import cluster_means
 
 # Neighbours of each sample in the graph, itself included: scikit-learn's
 # default for SpectralClustering(affinity="nearest_neighbors").
@@ -61,45 +63,100 @@ GRAPH_NEIGHBOURS = 10
 _DISTANCE_BITS = 36
 
 
-def graph_start(X, n_clusters, seed):
-    """The labels of the graph's clustering of X, if its silhouette beats
-    k-means' (see the module's docstring), else None.
+def balance_and_start(
+    class_balance, X, n_clusters, balance_of, seed, graph=True, **options
+):
+    """:func:`mmc._balance.resolve_class_balance` for a fit without initial
+    labels, and the labels of the graph start where it wins, else None.
+
+    With ``class_balance="auto"`` and ``graph``, the k-means estimate of the
+    balance (the same runs, on the same rows) is compared with the graph's
+    clustering (:func:`graph_start`); the bound is then set from the sizes
+    of the winner. Where k-means wins, the bound is the one
+    ``resolve_class_balance`` gives alone. ``options`` are those of
+    ``resolve_class_balance`` (``take_rows``, ``sparse`` and
+    ``kmeans_runs`` included).
+
+    Returns
+    -------
+    balance : float or tuple
+        What ``resolve_class_balance`` returns.
+
+    labels : ndarray of shape (n_samples,), dtype=intp, or None
+        The initial labels of the graph start, or None.
+    """
+    if class_balance != "auto" or not graph or options.get("labels") is not None:
+        return resolve_class_balance(
+            class_balance, X, n_clusters, balance_of, seed=seed, **options
+        ), None
+    options.pop("labels", None)
+    sample = {
+        key: options.pop(key)
+        for key in ("take_rows", "sparse", "kmeans_runs")
+        if key in options
+    }
+    estimate = kmeans_estimate(X, n_clusters, np.random.RandomState(seed), **sample)
+    if estimate is None:  # sparse X of many rows: no estimate, no graph
+        return resolve_class_balance(
+            class_balance, X, n_clusters, balance_of, seed=seed, **sample, **options
+        ), None
+    centres, rows = estimate
+    kmeans_labels = nearest_centres(rows, centres)
+    start = graph_start(X, rows, kmeans_labels, n_clusters, seed)
+    # The k-means labels of the sampled rows give the sizes of the estimate.
+    sizes_of = kmeans_labels if start is None else start
+    balance = resolve_class_balance(
+        class_balance, X, n_clusters, balance_of, labels=sizes_of, **options
+    )
+    return balance, start
+
+
+def graph_start(X, sample, kmeans_labels, n_clusters, seed):
+    """The labels of the graph's clustering of X, if its silhouette on the
+    sampled rows beats that of k-means' labels by more than
+    ``NOISE_STANDARD_ERRORS`` standard errors, else None.
 
     Parameters
     ----------
     X : {ndarray, CSR matrix} of shape (n_samples, n_features)
         Validated data (the features the estimator fits on).
 
+    sample : {ndarray, CSR matrix} of shape (n_rows, n_features)
+        The rows of the class-balance estimate: X itself, or the rows of X
+        that :func:`mmc._balance.sample_rows` draws from
+        ``np.random.RandomState(seed)``.
+
+    kmeans_labels : ndarray of shape (n_rows,)
+        The k-means clustering of the sample.
+
     n_clusters : int
         Number of clusters.
 
     seed : int
-        Seed of the sample of rows and of the k-means runs.
+        Seed of the estimate; the runs of k-means on the graph's embedding
+        draw from ``np.random.RandomState(seed)``.
 
     Returns
     -------
     labels : ndarray of shape (n_samples,), dtype=intp, or None
+        Every row's cluster: the graph's for the sampled rows, the nearest
+        mean of the graph's clusters for the others.
     """
-    random_state = np.random.RandomState(seed)
-    sample = estimate_sample(X, np.random.RandomState(seed))
-    n_rows = 0 if sample is None else sample.shape[0]
+    n_rows = sample.shape[0]
     if n_rows <= 2 * GRAPH_NEIGHBOURS or n_clusters < 2:
         return None
     distances = squared_distance_matrix(sample)
-    graph = spectral_labels(distances, n_clusters, random_state)
+    graph = spectral_labels(distances, n_clusters, np.random.RandomState(seed))
     if np.unique(graph).size < n_clusters:
         return None
-    kmeans = nearest_centres(
-        sample, best_kmeans_centres(sample, n_clusters, random_state, KMEANS_RUNS)
-    )
     np.sqrt(distances, out=distances)
     gain = silhouette_values(distances, graph, n_clusters) - silhouette_values(
-        distances, kmeans, n_clusters
+        distances, kmeans_labels, n_clusters
     )
     if not paired_gain_is_real(gain):
         return None
-    if sample is X:
-        return graph
+    if n_rows == X.shape[0]:
+        return graph.astype(np.intp)
     rows = sample_rows(X.shape[0], np.random.RandomState(seed))
     labels = nearest_centres(X, cluster_means(sample, graph, n_clusters))
     labels[rows] = graph
@@ -110,23 +167,35 @@ def squared_distance_matrix(S):
     """``|s_i - s_j|^2`` between the rows of S (float64, on a grid of
     ``_DISTANCE_BITS`` bits below the largest, see above), 0 on the
     diagonal."""
-    norms = squared_row_norms(S).astype(np.float64)
+    # In float64 throughout: float32 rows give the numbers of their float64
+    # copies.
     if sp.issparse(S):
-        gram = (S @ S.T).toarray().astype(np.float64)
+        S = sp.csr_matrix(S, dtype=np.float64)
+        gram = (S @ S.T).toarray()
     else:
         S = np.asarray(S, dtype=np.float64)
         gram = S @ S.T
+    norms = squared_row_norms(S)
     gram *= -2.0
     gram += norms[:, None]
     gram += norms[None, :]
     np.maximum(gram, 0.0, out=gram)
     np.fill_diagonal(gram, 0.0)
-    largest = float(gram.max(initial=0.0))
-    if largest > 0.0:
-        step = math.ldexp(1.0, math.frexp(largest)[1] - _DISTANCE_BITS)
-        np.rint(gram / step, out=gram)
-        gram *= step
+    step = grid_step(gram)
+    gram *= 1.0 / step  # a power of two: exact
+    np.rint(gram, out=gram)
+    gram *= step
     return gram
+
+
+def grid_step(distances):
+    """The step of the grid of :func:`squared_distance_matrix`: a power of
+    two, ``_DISTANCE_BITS`` bits below the largest distance (1 if all are
+    0)."""
+    largest = float(distances.max(initial=0.0))
+    if not largest > 0.0:
+        return 1.0
+    return math.ldexp(1.0, math.frexp(largest)[1] - _DISTANCE_BITS)
 
 
 def neighbour_graph(distances):
@@ -134,16 +203,15 @@ def neighbour_graph(distances):
     nearest rows of each row (itself first), ties to the lower index."""
     n_rows = distances.shape[0]
     k = min(GRAPH_NEIGHBOURS, n_rows)
-    own = distances.copy()
-    np.fill_diagonal(own, -1.0)  # each row is its own first neighbour
-    # The k-th smallest distance of each row; every distance up to it is a
-    # candidate, and a stable sort of the candidates breaks ties by index.
-    kth = np.partition(own, k - 1, axis=1)[:, k - 1 : k]
-    columns = np.empty((n_rows, k), dtype=np.intp)
-    for i, (row, limit) in enumerate(zip(own, kth[:, 0])):
-        candidates = np.flatnonzero(row <= limit)
-        order = np.argsort(row[candidates], kind="stable")[:k]
-        columns[i] = candidates[order]
+    # Distances on their grid are integers below 2**_DISTANCE_BITS; with
+    # the column index below them they become distinct keys, exact in
+    # float64 (below 2**53 for up to 2**16 rows), whose k smallest are the
+    # k nearest rows with ties to the lower index, whatever order
+    # argpartition visits them in. Each row is its own first neighbour.
+    keys = distances * (float(n_rows) / grid_step(distances))
+    keys += np.arange(n_rows, dtype=np.float64)
+    np.fill_diagonal(keys, -1.0)
+    columns = np.argpartition(keys, k - 1, axis=1)[:, :k]
     indptr = np.arange(0, n_rows * k + 1, k)
     A = sp.csr_matrix((np.ones(n_rows * k), columns.ravel(), indptr), (n_rows, n_rows))
     return ((A + A.T) * 0.5).tocsr()
@@ -189,17 +257,6 @@ def paired_gain_is_real(gain):
     """Whether the mean of ``gain`` exceeds ``NOISE_STANDARD_ERRORS``
     standard errors of it (a one-sided paired test)."""
     spread = float(gain.std(ddof=1))
-    if not spread > 0.0:
-        return False
+    if not spread > 0.0:  # every sample gains the same
+        return float(gain.mean()) > 0.0
     return float(gain.mean()) > NOISE_STANDARD_ERRORS * spread / math.sqrt(gain.size)
-
-
-def cluster_means(X, labels, n_clusters):
-    """Mean of the rows of each cluster (float64), dense."""
-    one_hot = sp.csr_matrix(
-        (np.ones(labels.size), (labels, np.arange(labels.size))),
-        shape=(n_clusters, labels.size),
-    )
-    sums = one_hot @ X
-    sums = sums.toarray() if sp.issparse(sums) else np.asarray(sums)
-    return sums / np.asarray(one_hot.sum(axis=1))

@@ -124,7 +124,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from mmc._balance import PAPER_CLASS_BALANCE, resolve_class_balance, size_balance
+from mmc._balance import PAPER_CLASS_BALANCE, size_balance
 from mmc._base import _BaseMMC
 from mmc._docstrings import STABLE_BALANCE_SECTIONS, fill_doc
 from mmc._feature_map import (
@@ -132,6 +132,7 @@ from mmc._feature_map import (
     _FeatureMapMixin,
     _LinearDecisionMixin,
 )
+from mmc._graph_start import balance_and_start
 from mmc._labelling import balance_bound, orientation, warn_if_one_cluster
 from mmc._odmc_refine import MAX_REFINE_ROUNDS, refine_search
 from mmc._odmc_relaxed import Settings, hyperplane, relaxed_solution
@@ -505,16 +506,22 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
         # split classes that are even only within the noise (wine's 59:48)
         # evenly. With a kernel the looser bound let the relaxation's
         # unequal splits through (bench/studies/balance_noise.md).
-        self.class_balance_, uneven = resolve_class_balance(
+        (self.class_balance_, uneven), graph_labels = balance_and_start(
             self._class_balance_setting,
             features,
             2,
             size_balance,
-            seed=relaxed_seed,
+            relaxed_seed,
+            graph=labels is None and self._graph_start_applies(),
             labels=labels,
             with_uneven=True,
             admit_noise=self.kernel == "linear",
         )
+        self.graph_start_ = graph_labels is not None
+        if self.graph_start_:
+            # The graph's clustering fits the data better than k-means'
+            # (mmc._graph_start): the run starts from it, as from labels given.
+            labels = graph_labels
         bound = balance_bound(self.class_balance_, n_samples)
         self.intercept_scaling_ = self._resolve_intercept_scaling(uneven)
         settings = Settings(

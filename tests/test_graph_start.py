@@ -1,0 +1,241 @@
+"""The graph start (mmc/_graph_start.py) against plain references, and its
+use by the estimators."""
+
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.spatial.distance import cdist
+from sklearn.datasets import make_blobs
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.metrics import silhouette_samples
+from sklearn.preprocessing import StandardScaler
+
+import mmc
+from mmc._balance import (
+    PAPER_CLASS_BALANCE,
+    SAMPLE_ROWS,
+    kmeans_cluster_sizes,
+    resolve_class_balance,
+    sample_rows,
+    size_balance,
+)
+from mmc._graph_start import (
+    GRAPH_NEIGHBOURS,
+    balance_and_start,
+    neighbour_graph,
+    paired_gain_is_real,
+    silhouette_values,
+    squared_distance_matrix,
+)
+from mmc._starts import cluster_means
+from mmc.metrics import clustering_error
+
+ESTIMATORS = ("CPMMC", "CPM3C", "MultivariateMMC", "EvoMMC", "FastEvoMMC", "ODMC")
+
+
+def unbalanced_blobs(n_large=500, ratio=9, random_state=0):
+    """Standardised blobs of ``n_large`` and ``n_large / ratio`` samples,
+    4 standard deviations apart along one of 10 features: k-means splits
+    the large blob (the scaling shrinks the direction that separates
+    them), the nearest-neighbour graph does not."""
+    X, y = make_blobs(
+        [n_large, n_large // ratio],
+        n_features=10,
+        centers=[[0.0] * 10, [4.0] + [0.0] * 9],
+        random_state=random_state,
+    )
+    return StandardScaler().fit_transform(X), y
+
+
+def graph_start(X, n_clusters, seed):
+    """The graph start's labels on X (None where k-means wins)."""
+    return balance_and_start("auto", X, n_clusters, size_balance, seed)[1]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_squared_distance_matrix_matches_cdist(sparse, dtype):
+    rng = np.random.RandomState(0)
+    X = rng.standard_normal((60, 7)).astype(dtype)
+    X[rng.rand(*X.shape) < 0.4] = 0.0
+    expected = cdist(X.astype(np.float64), X.astype(np.float64), "sqeuclidean")
+    got = squared_distance_matrix(sp.csr_matrix(X) if sparse else X)
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-9)
+    assert np.all(np.diag(got) == 0.0)
+
+
+def test_squared_distance_matrix_same_for_dense_and_csr():
+    rng = np.random.RandomState(1)
+    X = rng.standard_normal((80, 12))
+    X[rng.rand(*X.shape) < 0.5] = 0.0
+    np.testing.assert_array_equal(
+        squared_distance_matrix(X), squared_distance_matrix(sp.csr_matrix(X))
+    )
+
+
+def test_neighbour_graph_matches_a_stable_sort():
+    rng = np.random.RandomState(2)
+    # Integer points: many exactly tied distances, which go to lower indices.
+    X = rng.randint(0, 3, size=(50, 3)).astype(float)
+    distances = squared_distance_matrix(X)
+    graph = neighbour_graph(distances).toarray()
+    own = distances.copy()
+    np.fill_diagonal(own, -1.0)
+    directed = np.zeros_like(graph)
+    for i, row in enumerate(own):
+        directed[i, np.argsort(row, kind="stable")[:GRAPH_NEIGHBOURS]] = 1.0
+    np.testing.assert_array_equal(graph, 0.5 * (directed + directed.T))
+    assert np.all(np.diag(graph) == 1.0)  # each row its own neighbour
+
+
+@pytest.mark.parametrize("n_clusters", [2, 3, 4])
+def test_silhouette_values_match_scikit_learn(n_clusters):
+    rng = np.random.RandomState(n_clusters)
+    X = rng.standard_normal((70, 5))
+    labels = rng.randint(0, n_clusters, 70)
+    labels[0] = n_clusters - 1  # no cluster empty
+    labels[1:n_clusters] = np.arange(n_clusters - 1)
+    distances = np.sqrt(squared_distance_matrix(X))
+    np.testing.assert_allclose(
+        silhouette_values(distances, labels, n_clusters),
+        silhouette_samples(X, labels),
+        rtol=1e-6,
+        atol=1e-9,
+    )
+
+
+def test_silhouette_of_a_sample_alone_is_zero():
+    X = np.array([[0.0], [0.1], [0.2], [5.0]])
+    labels = np.array([0, 0, 0, 1])
+    values = silhouette_values(np.sqrt(squared_distance_matrix(X)), labels, 2)
+    assert values[3] == 0.0
+    assert np.all(values[:3] > 0.9)
+
+
+def test_paired_gain_is_real():
+    rng = np.random.RandomState(0)
+    noise = rng.standard_normal(400)
+    assert not paired_gain_is_real(noise - noise.mean())
+    assert paired_gain_is_real(noise + 1.0)
+    assert not paired_gain_is_real(noise - 1.0)
+    assert not paired_gain_is_real(np.zeros(10))
+    assert paired_gain_is_real(np.full(10, 0.1))
+
+
+def test_graph_start_finds_unbalanced_blobs_that_kmeans_splits():
+    X, y = unbalanced_blobs()
+    labels = graph_start(X, 2, seed=0)
+    assert labels is not None
+    assert clustering_error(y, labels) < 0.05
+
+
+def test_graph_start_keeps_kmeans_where_it_fits_better():
+    # Three even, well separated blobs: k-means is right, no start is taken.
+    X, _ = make_blobs([100, 100, 100], n_features=5, random_state=0)
+    assert graph_start(X, 3, seed=0) is None
+
+
+def test_graph_start_is_the_same_for_dense_csr_and_float32():
+    X, _ = unbalanced_blobs()
+    X = X.astype(np.float32).astype(np.float64)  # float32 values, exactly
+    X[np.abs(X) < 0.5] = 0.0  # a sparse matrix with zeros to skip
+    dense = graph_start(X, 2, seed=3)
+    assert dense is not None
+    np.testing.assert_array_equal(dense, graph_start(sp.csr_matrix(X), 2, seed=3))
+    np.testing.assert_array_equal(dense, graph_start(X.astype(np.float32), 2, seed=3))
+    csr32 = sp.csr_matrix(X.astype(np.float32))
+    np.testing.assert_array_equal(dense, graph_start(csr32, 2, seed=3))
+
+
+def test_graph_start_labels_every_row_beyond_the_sample():
+    X, y = unbalanced_blobs(4000, ratio=9)
+    labels = graph_start(X, 2, seed=0)
+    assert labels is not None and labels.shape == (X.shape[0],)
+    assert X.shape[0] > SAMPLE_ROWS
+    assert clustering_error(y, labels) < 0.05
+    # The sampled rows keep the graph's labels, the others their nearest mean.
+    rows = sample_rows(X.shape[0], np.random.RandomState(0))
+    means = cluster_means(X[rows], labels[rows], 2)
+    others = np.setdiff1d(np.arange(X.shape[0]), rows)
+    nearest = np.argmin(cdist(X[others], means), axis=1)
+    np.testing.assert_array_equal(labels[others], nearest)
+
+
+def test_graph_start_needs_enough_rows():
+    X = np.random.RandomState(0).standard_normal((2 * GRAPH_NEIGHBOURS, 3))
+    assert graph_start(X, 2, seed=0) is None
+
+
+def test_balance_where_kmeans_wins_is_the_estimate_of_kmeans():
+    # Where the graph loses, the bound is that of the k-means estimate alone
+    # (the same runs): the fits of a fixed class_balance and of "auto"
+    # without the graph start are unchanged.
+    X, _ = make_blobs([300, 120], n_features=4, random_state=2)
+    for seed in range(3):
+        (bound, floors, uneven), labels = balance_and_start(
+            "auto", X, 2, size_balance, seed, with_floors=True, with_uneven=True
+        )
+        assert labels is None
+        expected = resolve_class_balance(
+            "auto", X, 2, size_balance, seed=seed, with_floors=True, with_uneven=True
+        )
+        assert (bound, uneven) == (expected[0], expected[2])
+        np.testing.assert_array_equal(floors, expected[1])
+        assert balance_and_start("auto", X, 2, size_balance, seed, graph=False)[
+            0
+        ] == resolve_class_balance("auto", X, 2, size_balance, seed=seed)
+
+
+def test_balance_where_the_graph_wins_follows_its_sizes():
+    X, _ = unbalanced_blobs()
+    bound, labels = balance_and_start("auto", X, 2, size_balance, 0)
+    assert labels is not None
+    sizes = np.bincount(labels)
+    assert bound == pytest.approx(1 - 2 * sizes.min() / sizes.sum() + 0.03)
+    assert kmeans_cluster_sizes(X, 2, 0).min() > sizes.min()  # k-means: even
+
+
+@pytest.mark.parametrize("name", [n for n in ESTIMATORS if n != "MultivariateMMC"])
+def test_estimators_start_from_the_graph_on_unbalanced_blobs(name):
+    X, y = unbalanced_blobs()
+    model = getattr(mmc, name)(random_state=0).fit(X)
+    assert model.graph_start_ is True
+    assert clustering_error(y, model.labels_) < 0.05
+    # The fitted estimator does not carry the start's labels.
+    assert not hasattr(model, "_graph_labels")
+    again = pickle.loads(pickle.dumps(model))
+    np.testing.assert_array_equal(again.predict(X), model.predict(X))
+
+
+def test_a_graph_start_that_empties_a_cluster_is_dropped():
+    # MultivariateMMC's relaxed balance at the bound of the graph's 500:55
+    # admits w = 0, every sample in one cluster: the fit goes on from its
+    # named starts, at the bound of k-means' sizes, and keeps two clusters.
+    X, _ = unbalanced_blobs()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", ConvergenceWarning)
+        model = mmc.MultivariateMMC(random_state=0).fit(X)
+    assert model.graph_start_ is False
+    assert np.unique(model.labels_).size == 2
+    # k-means' sizes are even (it splits the large blob): the papers' bound.
+    assert model.class_balance_ == PAPER_CLASS_BALANCE
+
+
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_a_fixed_balance_or_another_init_turns_the_graph_start_off(name):
+    X, _ = unbalanced_blobs()
+    cls = getattr(mmc, name)
+    fixed = cls(random_state=0, class_balance=0.03).fit(X)
+    assert fixed.graph_start_ is False
+    other_init = "random" if name in ("EvoMMC", "FastEvoMMC") else "pca"
+    assert cls(random_state=0, init=other_init).fit(X).graph_start_ is False
+
+
+@pytest.mark.parametrize("name", ESTIMATORS)
+def test_no_graph_start_on_even_blobs(name):
+    X, _ = make_blobs([150, 150], n_features=5, random_state=1)
+    assert getattr(mmc, name)(random_state=0).fit(X).graph_start_ is False
