@@ -145,73 +145,93 @@ def graph_start(X, sample, kmeans_labels, n_clusters, seed):
     n_rows = sample.shape[0]
     if n_rows <= 2 * GRAPH_NEIGHBOURS or n_clusters < 2:
         return None
-    distances = squared_distance_matrix(sample)
-    graph = spectral_labels(distances, n_clusters, np.random.RandomState(seed))
+    rows = SampleDistances(sample)
+    graph = spectral_labels(rows, n_clusters, np.random.RandomState(seed))
     if np.unique(graph).size < n_clusters:
         return None
-    np.sqrt(distances, out=distances)
-    gain = silhouette_values(distances, graph, n_clusters) - silhouette_values(
-        distances, kmeans_labels, n_clusters
-    )
+    gain = np.subtract(*silhouettes(rows, (graph, kmeans_labels), n_clusters))
     if not paired_gain_is_real(gain):
         return None
     if n_rows == X.shape[0]:
         return graph.astype(np.intp)
-    rows = sample_rows(X.shape[0], np.random.RandomState(seed))
+    drawn = sample_rows(X.shape[0], np.random.RandomState(seed))
     labels = nearest_centres(X, cluster_means(sample, graph, n_clusters))
-    labels[rows] = graph
+    labels[drawn] = graph
     return labels
 
 
-def squared_distance_matrix(S):
-    """``|s_i - s_j|^2`` between the rows of S (float64, on a grid of
-    ``_DISTANCE_BITS`` bits below the largest, see above), 0 on the
-    diagonal."""
-    # In float64 throughout: float32 rows give the numbers of their float64
-    # copies.
-    if sp.issparse(S):
-        S = sp.csr_matrix(S, dtype=np.float64)
-        gram = (S @ S.T).toarray()
-    else:
-        S = np.asarray(S, dtype=np.float64)
-        gram = S @ S.T
-    norms = squared_row_norms(S)
-    gram *= -2.0
-    gram += norms[:, None]
-    gram += norms[None, :]
-    np.maximum(gram, 0.0, out=gram)
-    np.fill_diagonal(gram, 0.0)
-    step = grid_step(gram)
-    gram *= 1.0 / step  # a power of two: exact
-    np.rint(gram, out=gram)
-    gram *= step
-    return gram
+class SampleDistances:
+    """The squared distances ``|s_i - s_j|^2`` between the rows of S, a
+    block of rows at a time (the m x m matrix is never held: its pages
+    cost more than the arithmetic).
 
+    In float64 throughout (float32 rows give the numbers of their float64
+    copies), 0 on the diagonal, and in units of ``step``, a power of two
+    ``_DISTANCE_BITS`` bits below a bound on the largest distance, rounded
+    to whole units.
+    """
 
-def grid_step(distances):
-    """The step of the grid of :func:`squared_distance_matrix`: a power of
-    two, ``_DISTANCE_BITS`` bits below the largest distance (1 if all are
-    0)."""
-    largest = float(distances.max(initial=0.0))
-    if not largest > 0.0:
-        return 1.0
-    return math.ldexp(1.0, math.frexp(largest)[1] - _DISTANCE_BITS)
+    block_rows = 256
+
+    def __init__(self, S):
+        if sp.issparse(S):
+            self.S = sp.csr_matrix(S, dtype=np.float64)
+            self._transposed = self.S.T.tocsr()
+        else:
+            self.S = np.asarray(S, dtype=np.float64)
+            self._transposed = self.S.T
+        self.n_rows = self.S.shape[0]
+        norms = squared_row_norms(self.S)
+        # |s_i - s_j| <= |s_i - c| + |s_j - c| for any c; c = the mean.
+        mean = np.asarray(self.S.mean(axis=0)).ravel()
+        spread = norms - 2.0 * np.asarray(self.S @ mean).ravel() + mean @ mean
+        bound = 4.0 * float(np.maximum(spread, 0.0).max(initial=0.0))
+        self.step = (
+            math.ldexp(1.0, math.frexp(bound)[1] - _DISTANCE_BITS)
+            if bound > 0.0
+            else 1.0
+        )
+        # Scaled by powers of two, exactly: |s|^2 / step and -2 / step.
+        self._norm_units = norms / self.step
+        self._product_units = -2.0 / self.step
+
+    def blocks(self):
+        """``(start, block)``: the distances, in units of ``step``, of rows
+        ``start .. start + len(block)`` to every row."""
+        for start in range(0, self.n_rows, self.block_rows):
+            stop = min(start + self.block_rows, self.n_rows)
+            block = self.S[start:stop] @ self._transposed
+            if sp.issparse(block):
+                block = block.toarray()
+            block *= self._product_units
+            block += self._norm_units[start:stop, None]
+            block += self._norm_units[None, :]
+            np.maximum(block, 0.0, out=block)
+            block[np.arange(stop - start), np.arange(start, stop)] = 0.0
+            np.rint(block, out=block)
+            yield start, block
 
 
 def neighbour_graph(distances):
     """The symmetric affinity ``(A + A') / 2`` of the ``GRAPH_NEIGHBOURS``
-    nearest rows of each row (itself first), ties to the lower index."""
-    n_rows = distances.shape[0]
+    nearest rows of each row (itself first), ties to the lower index, from
+    a :class:`SampleDistances`."""
+    n_rows = distances.n_rows
     k = min(GRAPH_NEIGHBOURS, n_rows)
+    columns = np.empty((n_rows, k), dtype=np.intp)
     # Distances on their grid are integers below 2**_DISTANCE_BITS; with
     # the column index below them they become distinct keys, exact in
     # float64 (below 2**53 for up to 2**16 rows), whose k smallest are the
     # k nearest rows with ties to the lower index, whatever order
     # argpartition visits them in. Each row is its own first neighbour.
-    keys = distances * (float(n_rows) / grid_step(distances))
-    keys += np.arange(n_rows, dtype=np.float64)
-    np.fill_diagonal(keys, -1.0)
-    columns = np.argpartition(keys, k - 1, axis=1)[:, :k]
+    index = np.arange(n_rows, dtype=np.float64)
+    for start, block in distances.blocks():
+        block *= float(n_rows)
+        block += index
+        block[np.arange(block.shape[0]), np.arange(start, start + block.shape[0])] = -1
+        columns[start : start + block.shape[0]] = np.argpartition(block, k - 1, axis=1)[
+            :, :k
+        ]
     indptr = np.arange(0, n_rows * k + 1, k)
     A = sp.csr_matrix((np.ones(n_rows * k), columns.ravel(), indptr), (n_rows, n_rows))
     return ((A + A.T) * 0.5).tocsr()
@@ -225,26 +245,46 @@ def spectral_labels(distances, n_clusters, random_state):
     affinity = neighbour_graph(distances)
     inverse_root = 1.0 / np.sqrt(np.asarray(affinity.sum(axis=1)).ravel())
     normalised = sp.diags(inverse_root) @ affinity @ sp.diags(inverse_root)
-    n_rows = distances.shape[0]
     # A fixed first vector: ARPACK's default is random.
-    _, vectors = eigsh(normalised, k=n_clusters, which="LA", v0=np.ones(n_rows))
+    v0 = np.ones(distances.n_rows)
+    _, vectors = eigsh(normalised, k=n_clusters, which="LA", v0=v0)
     embedding = vectors * inverse_root[:, None]
     centres = best_kmeans_centres(embedding, n_clusters, random_state, KMEANS_RUNS)
     return nearest_centres(embedding, centres)
 
 
-def silhouette_values(distances, labels, n_clusters):
-    """Silhouette of each sample (0 for a sample alone in its cluster)."""
-    one_hot = np.zeros((labels.size, n_clusters))
-    one_hot[np.arange(labels.size), labels] = 1.0
-    sizes = one_hot.sum(axis=0)
-    totals = distances @ one_hot  # sums of distances to each cluster
+def silhouettes(distances, labellings, n_clusters):
+    """The silhouette of each sample (0 for a sample alone in its cluster)
+    under each of ``labellings``, from a :class:`SampleDistances`: one pass
+    over the distances sums each row's distances to every cluster of every
+    labelling."""
+    n_rows = distances.n_rows
+    one_hot = np.zeros((n_rows, n_clusters * len(labellings)))
+    for j, labels in enumerate(labellings):
+        one_hot[np.arange(n_rows), j * n_clusters + labels] = 1.0
+    totals = np.empty_like(one_hot)
+    # (In units of the distances: the silhouette is a ratio of them.)
+    for start, block in distances.blocks():
+        np.sqrt(block, out=block)
+        totals[start : start + block.shape[0]] = block @ one_hot
+    return [
+        silhouette_values(totals[:, j * n_clusters : (j + 1) * n_clusters], labels)
+        for j, labels in enumerate(labellings)
+    ]
+
+
+def silhouette_values(totals, labels):
+    """Silhouette of each sample from ``totals``, the sums of its distances
+    to the samples of each cluster (0 for a sample alone in its cluster)."""
+    n_rows = labels.size
+    sizes = np.bincount(labels, minlength=totals.shape[1]).astype(np.float64)
     own_size = sizes[labels]
-    own = totals[np.arange(labels.size), labels]
+    own = totals[np.arange(n_rows), labels]
     with np.errstate(divide="ignore", invalid="ignore"):
         mean_own = own / (own_size - 1.0)
         means = totals / sizes
-    means[np.arange(labels.size), labels] = np.inf
+    means[:, sizes == 0.0] = np.inf  # an empty cluster is nobody's nearest
+    means[np.arange(n_rows), labels] = np.inf
     nearest_other = means.min(axis=1)
     widest = np.maximum(mean_own, nearest_other)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -24,11 +24,11 @@ from mmc._balance import (
 )
 from mmc._graph_start import (
     GRAPH_NEIGHBOURS,
+    SampleDistances,
     balance_and_start,
     neighbour_graph,
     paired_gain_is_real,
-    silhouette_values,
-    squared_distance_matrix,
+    silhouettes,
 )
 from mmc._starts import cluster_means
 from mmc.metrics import clustering_error
@@ -50,6 +50,14 @@ def unbalanced_blobs(n_large=500, ratio=9, random_state=0):
     return StandardScaler().fit_transform(X), y
 
 
+def squared_distance_matrix(S, block_rows=None):
+    """The distances of :class:`SampleDistances`, every block stacked."""
+    distances = SampleDistances(S)
+    if block_rows is not None:
+        distances.block_rows = block_rows
+    return distances.step * np.vstack([block for _, block in distances.blocks()])
+
+
 def graph_start(X, n_clusters, seed):
     """The graph start's labels on X (None where k-means wins)."""
     return balance_and_start("auto", X, n_clusters, size_balance, seed)[1]
@@ -62,7 +70,7 @@ def test_squared_distance_matrix_matches_cdist(sparse, dtype):
     X = rng.standard_normal((60, 7)).astype(dtype)
     X[rng.rand(*X.shape) < 0.4] = 0.0
     expected = cdist(X.astype(np.float64), X.astype(np.float64), "sqeuclidean")
-    got = squared_distance_matrix(sp.csr_matrix(X) if sparse else X)
+    got = squared_distance_matrix(sp.csr_matrix(X) if sparse else X, block_rows=7)
     assert got.dtype == np.float64
     np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-9)
     assert np.all(np.diag(got) == 0.0)
@@ -82,7 +90,7 @@ def test_neighbour_graph_matches_a_stable_sort():
     # Integer points: many exactly tied distances, which go to lower indices.
     X = rng.randint(0, 3, size=(50, 3)).astype(float)
     distances = squared_distance_matrix(X)
-    graph = neighbour_graph(distances).toarray()
+    graph = neighbour_graph(SampleDistances(X)).toarray()
     own = distances.copy()
     np.fill_diagonal(own, -1.0)
     directed = np.zeros_like(graph)
@@ -99,9 +107,8 @@ def test_silhouette_values_match_scikit_learn(n_clusters):
     labels = rng.randint(0, n_clusters, 70)
     labels[0] = n_clusters - 1  # no cluster empty
     labels[1:n_clusters] = np.arange(n_clusters - 1)
-    distances = np.sqrt(squared_distance_matrix(X))
     np.testing.assert_allclose(
-        silhouette_values(distances, labels, n_clusters),
+        silhouettes(SampleDistances(X), (labels,), n_clusters)[0],
         silhouette_samples(X, labels),
         rtol=1e-6,
         atol=1e-9,
@@ -111,7 +118,7 @@ def test_silhouette_values_match_scikit_learn(n_clusters):
 def test_silhouette_of_a_sample_alone_is_zero():
     X = np.array([[0.0], [0.1], [0.2], [5.0]])
     labels = np.array([0, 0, 0, 1])
-    values = silhouette_values(np.sqrt(squared_distance_matrix(X)), labels, 2)
+    values = silhouettes(SampleDistances(X), (labels,), 2)[0]
     assert values[3] == 0.0
     assert np.all(values[:3] > 0.9)
 
