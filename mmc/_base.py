@@ -15,6 +15,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import validate_data
 
 from mmc._dask_api import is_dask_input, refuse_dask
+from mmc._kmeans import nearest_centres
 from mmc._rows import _canonical_csr, _check_magnitude, _with_int32_indices, warn
 from mmc._stability import stable_class_balance
 
@@ -102,6 +103,13 @@ class _BaseMMC(ClusterMixin, BaseEstimator):
     def _graph_start_applies(self):
         """Whether ``init`` lets the fit start from the graph's clustering."""
         return isinstance(self.init, str) and self.init == self._graph_start_init
+
+    def _take_graph_start(self, X, centres, labels):
+        """Set ``graph_start_`` and return the labels to start from: every
+        sample at the nearest of the graph start's ``centres`` where it won
+        (:mod:`mmc._graph_start`), else ``labels``."""
+        self.graph_start_ = centres is not None
+        return labels if centres is None else nearest_centres(X, centres)
 
     def _choose_class_balance(self, X, **sample):
         """Set the ``class_balance`` of this fit and ``balance_stability_``.

@@ -414,15 +414,14 @@ class CPM3C(_CuttingPlaneEstimator):
         return _cpm3c_dual.RUN_PASSES if self.solver_ == "coordinate-descent" else None
 
     def _resolve_class_balance(self, X, **balance):
-        if self.solver_ == "cutting-plane":
-            self.size_floors_ = None
-            return super()._resolve_class_balance(X, **balance)
-        (bound, self.size_floors_), graph_labels = super()._resolve_class_balance(
-            X, with_floors=True, **balance
-        )
-        return bound, graph_labels
+        sizes = self.solver_ == "coordinate-descent"  # floors on the sizes
+        bound, centres = super()._resolve_class_balance(X, with_floors=sizes, **balance)
+        bound, self.size_floors_ = bound if sizes else (bound, None)
+        return bound, centres
 
     def _initial_state(self, X, x_mean, principal, method, arg, kmeans_runs=None):
+        if method == "centres":  # the graph start's, in memory and on blocks
+            return arg, None
         if isinstance(X, RowBlocks):
             rng = np.random.RandomState(arg)
             return blocked_centres(X, x_mean, method, rng, self.n_clusters), None
@@ -507,7 +506,7 @@ class CPM3C(_CuttingPlaneEstimator):
 
     def _run_start(self, run_once, start, X):
         if self.solver_ == "coordinate-descent":
-            seed = 0 if start[0] == "array" else int(start[1])
+            seed = 0 if start[0] in ("array", "centres") else int(start[1])
             direct = self.n_clusters > 2 and self.refine_init
             return best_dual_run(run_once, start, seed, direct, X, self.n_clusters)
         # CCCP with free assignments reaches the lowest objectives, but on

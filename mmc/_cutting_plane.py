@@ -176,23 +176,23 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
             # class_balance gives the same fit as before "auto" existed. A
             # k-means start there shares its runs with the estimate.
             kmeans_runs = self._shared_kmeans_runs(X, *starts[0])
-            in_memory = not isinstance(X, RowBlocks)
-            self.class_balance_, graph_labels = self._resolve_class_balance(
+            self.class_balance_, graph_centres = self._resolve_class_balance(
                 X,
                 seed=starts[0][1],
                 kmeans_runs=kmeans_runs,
-                graph=in_memory and self._graph_start_applies(),
+                graph=self._graph_start_applies(),
             )
-            if graph_labels is not None:
+            if graph_centres is not None:
                 # The graph's clustering fits the data better than k-means'
-                # (mmc._graph_start): one run from it, as from labels given.
-                starts = [("array", graph_labels)]
+                # (mmc._graph_start): one run, every sample starting at the
+                # nearest mean of its clusters.
+                starts = [("centres", graph_centres)]
         else:
             starts = [("array", labels)]
-            self.class_balance_, graph_labels = self._resolve_class_balance(
+            self.class_balance_, graph_centres = self._resolve_class_balance(
                 X, labels=labels
             )
-        self.graph_start_ = graph_labels is not None
+        self.graph_start_ = graph_centres is not None
 
         # The initial state of each start, computed once for all of its runs
         # (a subclass's _run_start may run a start more than once, on
@@ -283,7 +283,7 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         graph=False,
     ):
         """The bound of the runs (:func:`mmc._balance.resolve_class_balance`)
-        and, with ``graph``, the labels of the graph start where it wins
+        and, with ``graph``, the centres of the graph start where it wins
         (:func:`mmc._graph_start.balance_and_start`), else None."""
         sample = row_access(X) or {"kmeans_runs": kmeans_runs}
         return balance_and_start(
@@ -448,6 +448,10 @@ class _BinaryCuttingPlane(_LinearDecisionMixin, _CuttingPlaneEstimator):
     def _initial_state(self, X, x_mean, principal, method, arg, kmeans_runs=None):
         if method == "array":
             return np.where(arg == np.max(arg), 1, -1).astype(np.int8)
+        if method == "centres":
+            if isinstance(X, RowBlocks):
+                return blocked.nearest_centre_signs(X, arg)
+            return nearest_signs(X, arg)
         if kmeans_runs is not None:
             return nearest_signs(X, kmeans_runs.best(self._kmeans_start_runs))
         if isinstance(X, RowBlocks):

@@ -180,17 +180,24 @@ def initial_signs(blocks, method, random_state):
     """Initial signs of a restart (see :func:`mmc._starts.initial_signs`):
     ``(per-block int8 signs, number of positive signs)``."""
     if method == "kmeans":
-        centres = best_kmeans_centres(blocks, 2, random_state, 1)
-        rel = relative_rounding_bound(blocks.shape[1])
-        labels = np.concatenate(blocks.map(_nearest_labels, centres, rel))
-        signs = np.where(labels == 1, 1, -1).astype(np.int8)
+        return nearest_centre_signs(
+            blocks, best_kmeans_centres(blocks, 2, random_state, 1)
+        )
+    if method == "pca":
+        projections = blocks.principal_projections
     else:
-        if method == "pca":
-            projections = blocks.principal_projections
-        else:
-            direction = random_state.standard_normal(blocks.shape[1])
-            projections = np.concatenate(blocks.map(_projections, direction))
-        signs = median_split(projections)
+        direction = random_state.standard_normal(blocks.shape[1])
+        projections = np.concatenate(blocks.map(_projections, direction))
+    signs = median_split(projections)
+    return blocks.states(signs), int(np.count_nonzero(signs > 0))
+
+
+def nearest_centre_signs(blocks, centres):
+    """The signs of :func:`initial_signs` from two centres: +1 where the
+    second is nearer (see :func:`mmc._starts.nearest_signs`); one pass."""
+    rel = relative_rounding_bound(blocks.shape[1])
+    labels = np.concatenate(blocks.map(_nearest_labels, centres, rel))
+    signs = np.where(labels == 1, 1, -1).astype(np.int8)
     return blocks.states(signs), int(np.count_nonzero(signs > 0))
 
 

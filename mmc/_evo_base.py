@@ -93,13 +93,13 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
         estimated from ``init_labels`` when given, the floors of the j
         smallest clusters that ``"auto"`` sets on uneven k-means clusters
         (:func:`mmc._balance.size_floors`; None otherwise and with two
-        clusters, where the bound says it all), and the labels of the graph
+        clusters, where the bound says it all), and the centres of the graph
         start where it wins, else None
         (:func:`mmc._graph_start.balance_and_start`)."""
         # The seed that the generator draws next, without drawing it: a fixed
         # class_balance gives the fit it gave before "auto".
         seed = draw_seeds(copy.deepcopy(random_state))
-        (bound, floors, uneven), graph_labels = balance_and_start(
+        (bound, floors, uneven), graph_centres = balance_and_start(
             self._class_balance_setting,
             X,
             self.n_clusters,
@@ -111,7 +111,7 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
             with_uneven=True,
         )
         floors = floors if uneven and self.n_clusters > 2 else None
-        return bound, floors, graph_labels
+        return bound, floors, graph_centres
 
     @single_blas_thread
     def _fit(self, X):
@@ -149,14 +149,12 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
         self.reg_ = self.reg * scale if scale > 0.0 else self.reg
         basis, dual_coef = self._fit_basis(X, gamma, random_state)
         basis = tie_duplicates(basis, duplicate_representatives(X))
-        self.class_balance_, share_floors, graph_labels = self._resolve_class_balance(
+        self.class_balance_, share_floors, graph_centres = self._resolve_class_balance(
             X, random_state, init_labels
         )
-        self.graph_start_ = graph_labels is not None
-        if self.graph_start_:
-            # The graph's clustering fits the data better than k-means'
-            # (mmc._graph_start): one run from it, as from labels given.
-            init_labels = graph_labels
+        # Where the graph's clustering fits the data better than k-means',
+        # one run from it, as from labels given.
+        init_labels = self._take_graph_start(X, graph_centres, init_labels)
         if self.n_clusters > 2:
             return self._fit_clusters(
                 X,

@@ -24,15 +24,17 @@ the samples' paired differences, the level at which the class-balance
 estimate takes a difference for real (:mod:`mmc._balance`); else nothing
 changes. On the robustness suite it chose the graph on the unbalanced
 blobs and on the corpora where k-means erred most, and kept k-means on
-every other case but one (``bench/studies/graph_start.md``). It can be
-wrong: on the digit pair 3v9 the graph's clustering puts 29 nines of one
-style apart from the rest, a real cluster with a higher silhouette, not
-the classes.
+the digit pairs, the text whose topics own their words and the one-hot
+rows (``bench/studies/graph_start.md``). It can be wrong: on the digit
+pair 3v9 the graph's clustering puts about 30 nines of one style apart
+from the rest, a real cluster with a higher silhouette, not the classes.
 
 Both clusterings are computed on the rows the class-balance estimate sees
 (at most ``SAMPLE_ROWS``, drawn at random beyond; none for sparse X with
-more rows, see :func:`mmc._balance.estimate_sample`); with more rows every
-row takes the cluster of the nearest mean of the graph's clusters.
+more rows, see :func:`mmc._balance.estimate_sample`), fetched from the
+blocks of a Dask array as for the estimate. The start is the means of the
+graph's clusters: every row starts in the cluster of the nearest, in
+memory and on blocks alike.
 """
 
 import math
@@ -46,7 +48,6 @@ from mmc._balance import (
     NOISE_STANDARD_ERRORS,
     kmeans_estimate,
     resolve_class_balance,
-    sample_rows,
 )
 from mmc._kmeans import best_kmeans_centres, nearest_centres, squared_row_norms
 from mmc._starts import cluster_means
@@ -67,23 +68,25 @@ def balance_and_start(
     class_balance, X, n_clusters, balance_of, seed, graph=True, **options
 ):
     """:func:`mmc._balance.resolve_class_balance` for a fit without initial
-    labels, and the labels of the graph start where it wins, else None.
+    labels, and the centres of the graph start where it wins, else None.
 
     With ``class_balance="auto"`` and ``graph``, the k-means estimate of the
     balance (the same runs, on the same rows) is compared with the graph's
-    clustering (:func:`graph_start`); the bound is then set from the sizes
-    of the winner. Where k-means wins, the bound is the one
-    ``resolve_class_balance`` gives alone. ``options`` are those of
-    ``resolve_class_balance`` (``take_rows``, ``sparse`` and
-    ``kmeans_runs`` included).
+    clustering (:func:`graph_start`); where the graph wins, the bound is
+    set from the sizes of its start on those rows. Where k-means wins, the
+    bound is the one ``resolve_class_balance`` gives alone. ``options`` are
+    those of ``resolve_class_balance`` (``take_rows``, ``sparse`` and
+    ``kmeans_runs`` included: the rows of data held in blocks are fetched
+    as for the estimate).
 
     Returns
     -------
     balance : float or tuple
         What ``resolve_class_balance`` returns.
 
-    labels : ndarray of shape (n_samples,), dtype=intp, or None
-        The initial labels of the graph start, or None.
+    centres : ndarray of shape (n_clusters, n_features) or None
+        The start of the graph: the means of its clusters, every row
+        starting in the cluster of the nearest.
     """
     if class_balance != "auto" or not graph or options.get("labels") is not None:
         return resolve_class_balance(
@@ -102,29 +105,26 @@ def balance_and_start(
         ), None
     centres, rows = estimate
     kmeans_labels = nearest_centres(rows, centres)
-    start = graph_start(X, rows, kmeans_labels, n_clusters, seed)
-    # The k-means labels of the sampled rows give the sizes of the estimate.
-    sizes_of = kmeans_labels if start is None else start
+    start = graph_start(rows, kmeans_labels, n_clusters, seed)
+    # The sizes of the estimate: those of the k-means labels of the sampled
+    # rows, or of the graph start's.
+    sizes_of = kmeans_labels if start is None else nearest_centres(rows, start)
     balance = resolve_class_balance(
         class_balance, X, n_clusters, balance_of, labels=sizes_of, **options
     )
     return balance, start
 
 
-def graph_start(X, sample, kmeans_labels, n_clusters, seed):
-    """The labels of the graph's clustering of X, if its silhouette on the
-    sampled rows beats that of k-means' labels by more than
+def graph_start(sample, kmeans_labels, n_clusters, seed):
+    """The start of the graph's clustering of the sampled rows, if its
+    silhouette beats that of k-means' labels by more than
     ``NOISE_STANDARD_ERRORS`` standard errors, else None.
 
     Parameters
     ----------
-    X : {ndarray, CSR matrix} of shape (n_samples, n_features)
-        Validated data (the features the estimator fits on).
-
     sample : {ndarray, CSR matrix} of shape (n_rows, n_features)
-        The rows of the class-balance estimate: X itself, or the rows of X
-        that :func:`mmc._balance.sample_rows` draws from
-        ``np.random.RandomState(seed)``.
+        The rows of the class-balance estimate
+        (:func:`mmc._balance.kmeans_estimate`).
 
     kmeans_labels : ndarray of shape (n_rows,)
         The k-means clustering of the sample.
@@ -138,9 +138,10 @@ def graph_start(X, sample, kmeans_labels, n_clusters, seed):
 
     Returns
     -------
-    labels : ndarray of shape (n_samples,), dtype=intp, or None
-        Every row's cluster: the graph's for the sampled rows, the nearest
-        mean of the graph's clusters for the others.
+    centres : ndarray of shape (n_clusters, n_features), dtype=float64, or None
+        The means of the graph's clusters: every row of the data starts in
+        the cluster of the nearest (in memory and on the blocks of a Dask
+        array alike, at the cost of one pass).
     """
     n_rows = sample.shape[0]
     if n_rows <= 2 * GRAPH_NEIGHBOURS or n_clusters < 2:
@@ -152,12 +153,7 @@ def graph_start(X, sample, kmeans_labels, n_clusters, seed):
     gain = np.subtract(*silhouettes(rows, (graph, kmeans_labels), n_clusters))
     if not paired_gain_is_real(gain):
         return None
-    if n_rows == X.shape[0]:
-        return graph.astype(np.intp)
-    drawn = sample_rows(X.shape[0], np.random.RandomState(seed))
-    labels = nearest_centres(X, cluster_means(sample, graph, n_clusters))
-    labels[drawn] = graph
-    return labels
+    return cluster_means(sample, graph, n_clusters)
 
 
 class SampleDistances:

@@ -506,7 +506,7 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
         # split classes that are even only within the noise (wine's 59:48)
         # evenly. With a kernel the looser bound let the relaxation's
         # unequal splits through (bench/studies/balance_noise.md).
-        (self.class_balance_, uneven), graph_labels = balance_and_start(
+        (self.class_balance_, uneven), graph_centres = balance_and_start(
             self._class_balance_setting,
             features,
             2,
@@ -517,11 +517,7 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
             with_uneven=True,
             admit_noise=self.kernel == "linear",
         )
-        self.graph_start_ = graph_labels is not None
-        if self.graph_start_:
-            # The graph's clustering fits the data better than k-means'
-            # (mmc._graph_start): the run starts from it, as from labels given.
-            labels = graph_labels
+        labels = self._take_graph_start(features, graph_centres, labels)
         bound = balance_bound(self.class_balance_, n_samples)
         self.intercept_scaling_ = self._resolve_intercept_scaling(uneven)
         settings = Settings(

@@ -76,13 +76,42 @@ def test_auto_class_balance_is_estimated_as_in_memory(sync_scheduler, sparse):
     assert _agreement(expected.labels_, est.labels_) >= 0.999
 
 
-def test_stable_class_balance_is_chosen_as_in_memory(sync_scheduler):
+@pytest.mark.parametrize("Estimator", DASK_ESTIMATORS)
+@pytest.mark.parametrize(
+    "sparse, n_large",
+    [(False, 1800), (True, 1800), (False, 2700)],
+    ids=["dense", "csr", "dense-sampled"],
+)
+def test_graph_start_is_taken_as_in_memory(sync_scheduler, Estimator, sparse, n_large):
+    # Standardised 1:9 blobs, which k-means splits and the graph does not:
+    # the graph start (mmc/_graph_start.py) sees the rows of the estimate
+    # (all 2000, or 2000 drawn from 3000), fetched from the blocks, and
+    # starts every row at the nearest of its centres, in one pass.
+    X, y = make_blobs([n_large, n_large // 9],
+                      centers=[[0.0] * 5, [4.0] + [0.0] * 4],
+                      random_state=3)  # fmt: skip
+    X = (X - X.mean(axis=0)) / X.std(axis=0)
+    X = np.where(np.abs(X) < 0.3, 0.0, X)  # zeros for the CSR matrix
+    X = sp.csr_matrix(X) if sparse else X
+    expected = Estimator(n_init=1, random_state=0).fit(X)
+    est = Estimator(n_init=1, random_state=0).fit(chunked(X, rows=700))
+    assert est.graph_start_ == expected.graph_start_
+    if Estimator is not MultivariateMMC:  # it drops the start (an empty cluster)
+        assert expected.graph_start_ is True
+        assert clustering_error(y, expected.labels_) < 0.05
+    assert est.class_balance_ == expected.class_balance_
+    assert _agreement(expected.labels_, est.labels_) >= 0.999
+
+
+def test_stable_class_balance_is_chosen_as_in_memory(sync_scheduler, monkeypatch):
     # More rows than mmc._balance.SAMPLE_ROWS: the fits on subsamples see
     # the same sampled rows, fetched from the blocks; standardised 1:9 blobs
     # make "auto" unstable, so that every candidate is fitted.
     X, _ = make_blobs([2700, 300], centers=[[0.0] * 5, [4.0] + [0.0] * 4],
                       random_state=0)  # fmt: skip
     X = (X - X.mean(axis=0)) / X.std(axis=0)
+    # The rule alone (the graph start would find the blobs with "auto").
+    monkeypatch.setattr(CPMMC, "_graph_start_applies", lambda self: False)
     expected = CPMMC(n_init=1, class_balance="stable", random_state=0).fit(X)
     est = CPMMC(n_init=1, class_balance="stable", random_state=0)
     est.fit(chunked(X, rows=700))

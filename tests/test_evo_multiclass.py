@@ -153,7 +153,15 @@ def test_where_the_kmeans_starts_run(Estimator, sparse, monkeypatch):
     X = X if sparse else X.toarray()
     fast = Estimator is FastEvoMMC
     params = {"n_components": 30} if fast else {}
-    est = Estimator(n_clusters=3, kernel="linear", n_init=2, random_state=0, **params)
+    # (A fixed class_balance: no graph start, the k-means starts run.)
+    est = Estimator(
+        n_clusters=3,
+        kernel="linear",
+        n_init=2,
+        class_balance=0.03,
+        random_state=0,
+        **params,
+    )
     est.fit(X)
     on_samples = fast or sparse
     expected = (120, 400) if on_samples else (120, est.n_components_)

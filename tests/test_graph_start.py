@@ -29,7 +29,9 @@ from mmc._graph_start import (
     neighbour_graph,
     paired_gain_is_real,
     silhouettes,
+    spectral_labels,
 )
+from mmc._kmeans import nearest_centres
 from mmc._starts import cluster_means
 from mmc.metrics import clustering_error
 
@@ -59,8 +61,10 @@ def squared_distance_matrix(S, block_rows=None):
 
 
 def graph_start(X, n_clusters, seed):
-    """The graph start's labels on X (None where k-means wins)."""
-    return balance_and_start("auto", X, n_clusters, size_balance, seed)[1]
+    """The graph start's labels of X, from its centres (None where k-means
+    wins)."""
+    centres = balance_and_start("auto", X, n_clusters, size_balance, seed)[1]
+    return None if centres is None else nearest_centres(X, centres)
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
@@ -158,18 +162,17 @@ def test_graph_start_is_the_same_for_dense_csr_and_float32():
     np.testing.assert_array_equal(dense, graph_start(csr32, 2, seed=3))
 
 
-def test_graph_start_labels_every_row_beyond_the_sample():
+def test_graph_start_beyond_the_sample_from_its_centres():
     X, y = unbalanced_blobs(4000, ratio=9)
-    labels = graph_start(X, 2, seed=0)
-    assert labels is not None and labels.shape == (X.shape[0],)
     assert X.shape[0] > SAMPLE_ROWS
+    _, centres = balance_and_start("auto", X, 2, size_balance, 0)
+    assert centres is not None and centres.shape == (2, X.shape[1])
+    labels = nearest_centres(X, centres)
     assert clustering_error(y, labels) < 0.05
-    # The sampled rows keep the graph's labels, the others their nearest mean.
-    rows = sample_rows(X.shape[0], np.random.RandomState(0))
-    means = cluster_means(X[rows], labels[rows], 2)
-    others = np.setdiff1d(np.arange(X.shape[0]), rows)
-    nearest = np.argmin(cdist(X[others], means), axis=1)
-    np.testing.assert_array_equal(labels[others], nearest)
+    # The centres are the means of the graph's clusters of the sampled rows.
+    sampled = X[sample_rows(X.shape[0], np.random.RandomState(0))]
+    graph = spectral_labels(SampleDistances(sampled), 2, np.random.RandomState(0))
+    np.testing.assert_array_equal(centres, cluster_means(sampled, graph, 2))
 
 
 def test_graph_start_needs_enough_rows():
@@ -199,9 +202,9 @@ def test_balance_where_kmeans_wins_is_the_estimate_of_kmeans():
 
 def test_balance_where_the_graph_wins_follows_its_sizes():
     X, _ = unbalanced_blobs()
-    bound, labels = balance_and_start("auto", X, 2, size_balance, 0)
-    assert labels is not None
-    sizes = np.bincount(labels)
+    bound, centres = balance_and_start("auto", X, 2, size_balance, 0)
+    assert centres is not None
+    sizes = np.bincount(nearest_centres(X, centres))
     assert bound == pytest.approx(1 - 2 * sizes.min() / sizes.sum() + 0.03)
     assert kmeans_cluster_sizes(X, 2, 0).min() > sizes.min()  # k-means: even
 
