@@ -273,6 +273,17 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         self._set_solution(X, best)
         return self
 
+    def _graph_start_applies(self):
+        """The graph start (:mod:`mmc._graph_start`) sets the bound from the
+        sizes of its clusters: it is for runs that bound the sizes, CPM3C's
+        coordinate descent. CPMMC, MultivariateMMC and CPM3C's cutting
+        plane bound the mean of the decision values (or margins), which the
+        far side of a large cluster inflates: at the bound of the graph's
+        unequal sizes their hyperplanes moved into the large cluster or put
+        every sample in one (bench/studies/graph_start.md)."""
+        coordinate_descent = getattr(self, "solver_", None) == "coordinate-descent"
+        return coordinate_descent and super()._graph_start_applies()
+
     def _resolve_class_balance(
         self,
         X,

@@ -93,17 +93,23 @@ STABLE_CLASS_BALANCE = """\
 
 GRAPH_START = """\
 graph_start_ : bool
-        Whether the fit started from the graph's clustering: with the
-        default ``init`` and ``class_balance`` ``"auto"`` or ``"stable"``,
-        on data in memory, a spectral clustering of the 10-nearest-neighbour
-        graph of the rows (of at most 2000 sampled rows; none for sparse X
-        of more rows) is compared with k-means' by the silhouette; where
-        the graph's is higher by more than three standard errors, the fit
-        starts from its labels as from labels given as ``init`` (one run,
-        the balance bound from their sizes). It finds unbalanced clusters
-        that k-means cuts in two, and topics that share their common words
-        (``bench/studies/graph_start.md``); a fixed ``class_balance`` or
-        another ``init`` turns it off."""
+        Whether the fit started from the graph's clustering. The estimators
+        whose bound holds the clusters' sizes (CPM3C with coordinate
+        descent, EvoMMC, FastEvoMMC, ODMC), with their default ``init`` and
+        ``class_balance`` ``"auto"`` (or ``"stable"`` where it keeps
+        ``"auto"``), compare a spectral clustering of the
+        10-nearest-neighbour graph of the rows the balance estimate sees
+        (at most 2000, sampled beyond; none for sparse X of more rows) with
+        k-means' by the silhouette; where the graph's is higher by more
+        than three standard errors, the fit starts with every sample at the
+        nearest mean of the graph's clusters (one run, the bound from the
+        sizes of that start). It finds unbalanced clusters that k-means
+        cuts in two, and topics that share their common words; it takes
+        one digit pair of 45 (3 vs 9) by a writing style
+        (``bench/studies/graph_start.md``). Always False for CPMMC,
+        MultivariateMMC and CPM3C's cutting plane, whose bounds hold the
+        mean of the decision values; a fixed ``class_balance`` or another
+        ``init`` turns it off."""
 
 BALANCE_STABILITY = (
     """\

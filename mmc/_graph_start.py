@@ -1,7 +1,7 @@
 """The graph start: a spectral clustering of the rows, where it fits them
 better than k-means.
 
-Every estimator starts from clusterings close to k-means' (its clusters,
+The estimators start from clusterings close to k-means' (its clusters,
 median splits, and the class-balance bound of ``class_balance="auto"``
 set from k-means' sizes). Where k-means splits the data wrongly, so do
 they: on unbalanced blobs after scaling (k-means errs 38-50 % on the
@@ -28,6 +28,10 @@ the digit pairs, the text whose topics own their words and the one-hot
 rows (``bench/studies/graph_start.md``). It can be wrong: on the digit
 pair 3v9 the graph's clustering puts about 30 nines of one style apart
 from the rest, a real cluster with a higher silhouette, not the classes.
+
+It serves the estimators whose bound holds the clusters' sizes (CPM3C's
+coordinate descent, EvoMMC, FastEvoMMC, ODMC): the bound is then set
+from the sizes of its start.
 
 Both clusterings are computed on the rows the class-balance estimate sees
 (at most ``SAMPLE_ROWS``, drawn at random beyond; none for sparse X with

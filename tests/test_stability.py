@@ -72,11 +72,8 @@ def test_subsample_pairs_are_sorted_distinct_rows():
         assert not np.array_equal(pair[0], pair[1])
 
 
-def test_unstable_default_gives_way_to_the_most_stable_bound(monkeypatch):
+def test_unstable_default_gives_way_to_the_most_stable_bound():
     X, y = _unbalanced_standardised()
-    # The rule alone: the graph start finds these clusters with "auto" itself
-    # (test_graph_start.py), which then is stable.
-    monkeypatch.setattr(CPMMC, "_graph_start_applies", lambda self: False)
     auto = CPMMC(class_balance="auto", random_state=0).fit(X)
     est = CPMMC(class_balance="stable", random_state=0).fit(X)
     stabilities = est.balance_stability_
