@@ -53,7 +53,8 @@ from mmc._balance import (
     kmeans_estimate,
     resolve_class_balance,
 )
-from mmc._kmeans import best_kmeans_centres, nearest_centres, squared_row_norms
+from mmc._kmeans import best_kmeans_centres, kernel_rows, nearest_centres
+from mmc._rows import squared_norms
 from mmc._starts import cluster_means
 
 # Neighbours of each sample in the graph, itself included: scikit-learn's
@@ -175,13 +176,13 @@ class SampleDistances:
 
     def __init__(self, S):
         if sp.issparse(S):
-            self.S = sp.csr_matrix(S, dtype=np.float64)
+            self.S = kernel_rows(sp.csr_matrix(S, dtype=np.float64))
             self._transposed = self.S.T.tocsr()
         else:
-            self.S = np.asarray(S, dtype=np.float64)
+            self.S = kernel_rows(np.asarray(S, dtype=np.float64))
             self._transposed = self.S.T
         self.n_rows = self.S.shape[0]
-        norms = squared_row_norms(self.S)
+        norms = squared_norms(self.S)  # the same on every CPU
         # |s_i - s_j| <= |s_i - c| + |s_j - c| for any c; c = the mean.
         mean = np.asarray(self.S.mean(axis=0)).ravel()
         spread = norms - 2.0 * np.asarray(self.S @ mean).ravel() + mean @ mean
