@@ -20,6 +20,7 @@ from mmc.bench._robustness_data import (
 )
 from mmc.bench._study_cases import (
     STUDY_GROUPS,
+    case_line,
     generated_cases,
     group_table,
     two_class_study_cases,
@@ -550,6 +551,11 @@ def test_quick_series_time_two_sizes_whatever_the_budget():
     assert quick["stopped"] == full["stopped"] == "time budget (0 s)"
     generous = time_growing_sizes(make, load, sizes, 1, budget=1e9, quick=True)
     assert generous["sizes"] == list(sizes)
+
+
+def test_case_line_rounds_the_floats_of_a_row():
+    row = {"group": "a", "case": "c", "n": 3, "kmeans": 12.3456, "x": 0.004}
+    assert case_line("a", "c", row) == "a c {'kmeans': 12.35, 'x': 0.0}"
 
 
 def test_group_table_gives_each_group_and_all_their_means_and_worse_counts():

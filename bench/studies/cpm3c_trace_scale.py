@@ -37,7 +37,11 @@ from mmc import CPM3C
 from mmc._rows import column_means
 from mmc._starts import principal_component
 from mmc.bench._robustness_data import multiclass_cases
-from mmc.bench._study_cases import group_table, two_class_study_cases
+from mmc.bench._study_cases import (
+    case_line,
+    group_table,
+    two_class_study_cases,
+)
 from mmc.bench._text_corpus import topic_corpus_cases
 from mmc.metrics import clustering_error
 
@@ -96,12 +100,7 @@ def collect(out, settings):
             est = CPM3C(n_clusters=k, C=C, random_state=0).fit(X)
             row[setting] = 100 * clustering_error(y, est.labels_)
         rows.append(row)
-        print(
-            group,
-            name,
-            {key: round(v, 2) for key, v in row.items() if isinstance(v, float)},
-            flush=True,
-        )
+        print(case_line(group, name, row), flush=True)
     with open(out, "w") as f:
         json.dump(rows, f, indent=1)
 

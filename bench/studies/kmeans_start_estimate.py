@@ -35,7 +35,11 @@ from sklearn.cluster import KMeans
 import mmc._cutting_plane as cutting_plane
 from mmc import CPMMC, MultivariateMMC
 from mmc._starts import initial_signs
-from mmc.bench._study_cases import group_table, two_class_study_cases
+from mmc.bench._study_cases import (
+    case_line,
+    group_table,
+    two_class_study_cases,
+)
 from mmc.bench._text_corpus import topic_corpus, topic_corpus_cases
 from mmc.metrics import clustering_error
 
@@ -78,12 +82,7 @@ def collect(out, seed):
                 )
         cutting_plane.initial_signs = initial_signs
         rows.append(row)
-        print(
-            group,
-            name,
-            {k: round(v, 2) for k, v in row.items() if isinstance(v, float)},
-            flush=True,
-        )
+        print(case_line(group, name, row), flush=True)
     with open(out, "w") as f:
         json.dump(rows, f, indent=1)
 

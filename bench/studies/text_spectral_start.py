@@ -22,6 +22,7 @@ from sklearn.cluster import KMeans, SpectralClustering
 
 import mmc
 from mmc.bench._robustness_data import multiclass_cases, two_class_cases
+from mmc.bench._study_cases import case_line
 from mmc.bench._text_corpus import topic_corpus_cases
 from mmc.metrics import clustering_error
 
@@ -64,12 +65,7 @@ def main(out):
                 y, started.labels_
             )
         rows.append(row)
-        print(
-            group,
-            name,
-            {key: round(v, 2) for key, v in row.items() if isinstance(v, float)},
-            flush=True,
-        )
+        print(case_line(group, name, row), flush=True)
     with open(out, "w") as f:
         json.dump(rows, f, indent=1)
     for group in ("topics", "suite text"):

@@ -72,6 +72,13 @@ def two_class_study_cases():
         yield "generated", name, X, y, "linear"
 
 
+def case_line(group, name, row):
+    """A study's progress line for one case: the group, the case's name and
+    every float of ``row`` (an error or a ratio) rounded to 2 decimals."""
+    values = {key: round(v, 2) for key, v in row.items() if isinstance(v, float)}
+    return f"{group} {name} {values}"
+
+
 def group_table(rows, keys, headers=None):
     """A study's table: for each group of ``rows``, then all of them, the
     mean of each of ``keys`` and, in parentheses, the cases where it is
