@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 from scipy.spatial.distance import cdist
-from sklearn.datasets import make_blobs
+from sklearn.datasets import load_digits, make_blobs
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.metrics import silhouette_samples
 from sklearn.preprocessing import StandardScaler
@@ -18,6 +18,7 @@ from mmc._balance import (
     PAPER_CLASS_BALANCE,
     SAMPLE_ROWS,
     kmeans_cluster_sizes,
+    kmeans_estimate,
     resolve_class_balance,
     sample_rows,
     size_balance,
@@ -27,6 +28,7 @@ from mmc._graph_start import (
     SampleDistances,
     balance_and_start,
     neighbour_graph,
+    normalised_cut,
     paired_gain_is_real,
     silhouettes,
     spectral_labels,
@@ -127,6 +129,47 @@ def test_silhouette_of_a_sample_alone_is_zero():
     assert np.all(values[:3] > 0.9)
 
 
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("n_clusters", [2, 3, 5])
+def test_normalised_cut_matches_its_definition(n_clusters, sparse):
+    rng = np.random.RandomState(n_clusters)
+    X = rng.standard_normal((90, 4))
+    X[rng.rand(*X.shape) < 0.3] = 0.0
+    affinity = neighbour_graph(SampleDistances(sp.csr_matrix(X) if sparse else X))
+    labels = rng.randint(0, n_clusters, 90)
+    dense = affinity.toarray()
+    expected = 0.0
+    for cluster in range(n_clusters):
+        members = labels == cluster
+        if members.any():  # an empty cluster cuts nothing
+            cut = dense[members][:, ~members].sum()
+            expected += cut / dense[members].sum()
+    assert normalised_cut(affinity, labels, n_clusters) == pytest.approx(expected)
+    # One cluster, or a labelling along the graph's components, cuts nothing.
+    assert normalised_cut(affinity, np.zeros(90, dtype=np.intp), n_clusters) == 0.0
+
+
+def test_graph_start_keeps_kmeans_where_the_graph_cuts_no_better():
+    # Digits 3 and 9: the graph's clustering puts the nines of one style
+    # apart (higher silhouette than the classes' split, z = 23) but cuts its
+    # own graph worse than k-means' labels; k-means stays (2.5 % error).
+    X, y = load_digits(return_X_y=True)
+    mask = (y == 3) | (y == 9)
+    X = X[mask] / 16.0
+    rows = SampleDistances(X)
+    affinity = neighbour_graph(rows)
+    graph = spectral_labels(affinity, 2, np.random.RandomState(0))
+    kmeans = nearest_centres(X, kmeans_estimate(X, 2, np.random.RandomState(0))[0])
+    gain = np.subtract(*silhouettes(rows, (graph, kmeans), 2))
+    assert paired_gain_is_real(gain)
+    assert normalised_cut(affinity, graph, 2) > normalised_cut(affinity, kmeans, 2)
+    assert graph_start(X, 2, seed=0) is None
+    for name in ("CPM3C", "EvoMMC", "FastEvoMMC", "ODMC"):
+        estimator = getattr(mmc, name)(random_state=0).fit(X)
+        assert not estimator.graph_start_, name
+        assert clustering_error(y[mask], estimator.labels_) < 0.05, name
+
+
 def test_paired_gain_is_real():
     rng = np.random.RandomState(0)
     noise = rng.standard_normal(400)
@@ -171,7 +214,9 @@ def test_graph_start_beyond_the_sample_from_its_centres():
     assert clustering_error(y, labels) < 0.05
     # The centres are the means of the graph's clusters of the sampled rows.
     sampled = X[sample_rows(X.shape[0], np.random.RandomState(0))]
-    graph = spectral_labels(SampleDistances(sampled), 2, np.random.RandomState(0))
+    graph = spectral_labels(
+        neighbour_graph(SampleDistances(sampled)), 2, np.random.RandomState(0)
+    )
     np.testing.assert_array_equal(centres, cluster_means(sampled, graph, 2))
 
 
