@@ -56,9 +56,11 @@ from mmc._balance import (
     kmeans_estimate,
     resolve_class_balance,
 )
+from mmc._core._graph import add_cluster_roots, grid_distances, nearest_rows
 from mmc._kmeans import best_kmeans_centres, kernel_rows, nearest_centres
 from mmc._rows import squared_norms
 from mmc._starts import cluster_means
+from mmc._threads import fit_threads
 
 # Neighbours of each sample in the graph, itself included: scikit-learn's
 # default for SpectralClustering(affinity="nearest_neighbors").
@@ -207,21 +209,27 @@ class SampleDistances:
         # Scaled by powers of two, exactly: |s|^2 / step and -2 / step.
         self._norm_units = norms / self.step
         self._product_units = -2.0 / self.step
+        self._buffer = None
+        # The kernels' threads: as for a k-means run over the m x m distances.
+        self.n_threads = fit_threads(self.n_rows, self.n_rows * self.n_rows)
 
     def blocks(self):
         """``(start, block)``: the distances, in units of ``step``, of rows
-        ``start .. start + len(block)`` to every row."""
+        ``start .. start + len(block)`` to every row. Every block is written
+        into the same array (a new one each time cost more in page faults
+        than the products): use it before taking the next."""
+        if self._buffer is None:
+            self._buffer = np.empty((min(self.block_rows, self.n_rows), self.n_rows))
         for start in range(0, self.n_rows, self.block_rows):
             stop = min(start + self.block_rows, self.n_rows)
-            block = self.S[start:stop] @ self._transposed
-            if sp.issparse(block):
-                block = block.toarray()
-            block *= self._product_units
-            block += self._norm_units[start:stop, None]
-            block += self._norm_units[None, :]
-            np.maximum(block, 0.0, out=block)
-            block[np.arange(stop - start), np.arange(start, stop)] = 0.0
-            np.rint(block, out=block)
+            block = self._buffer[: stop - start]
+            if sp.issparse(self.S):
+                (self.S[start:stop] @ self._transposed).toarray(out=block)
+            else:
+                np.matmul(self.S[start:stop], self._transposed, out=block)
+            grid_distances(
+                block, self._norm_units, self._product_units, start, self.n_threads
+            )
             yield start, block
 
 
@@ -232,19 +240,10 @@ def neighbour_graph(distances):
     n_rows = distances.n_rows
     k = min(GRAPH_NEIGHBOURS, n_rows)
     columns = np.empty((n_rows, k), dtype=np.intp)
-    # Distances on their grid are integers below 2**_DISTANCE_BITS; with
-    # the column index below them they become distinct keys, exact in
-    # float64 (below 2**53 for up to 2**16 rows), whose k smallest are the
-    # k nearest rows with ties to the lower index, whatever order
-    # argpartition visits them in. Each row is its own first neighbour.
-    index = np.arange(n_rows, dtype=np.float64)
     for start, block in distances.blocks():
-        block *= float(n_rows)
-        block += index
-        block[np.arange(block.shape[0]), np.arange(start, start + block.shape[0])] = -1
-        columns[start : start + block.shape[0]] = np.argpartition(block, k - 1, axis=1)[
-            :, :k
-        ]
+        nearest_rows(
+            block, start, columns[start : start + block.shape[0]], distances.n_threads
+        )
     indptr = np.arange(0, n_rows * k + 1, k)
     A = sp.csr_matrix((np.ones(n_rows * k), columns.ravel(), indptr), (n_rows, n_rows))
     return ((A + A.T) * 0.5).tocsr()
@@ -289,14 +288,17 @@ def silhouettes(distances, labellings, n_clusters):
     over the distances sums each row's distances to every cluster of every
     labelling."""
     n_rows = distances.n_rows
-    one_hot = np.zeros((n_rows, n_clusters * len(labellings)))
-    for j, labels in enumerate(labellings):
-        one_hot[np.arange(n_rows), j * n_clusters + labels] = 1.0
-    totals = np.empty_like(one_hot)
+    labels = np.array(labellings, dtype=np.intp)
+    totals = np.zeros((n_rows, n_clusters * len(labellings)))
     # (In units of the distances: the silhouette is a ratio of them.)
     for start, block in distances.blocks():
-        np.sqrt(block, out=block)
-        totals[start : start + block.shape[0]] = block @ one_hot
+        add_cluster_roots(
+            block,
+            labels,
+            n_clusters,
+            totals[start : start + block.shape[0]],
+            distances.n_threads,
+        )
     return [
         silhouette_values(totals[:, j * n_clusters : (j + 1) * n_clusters], labels)
         for j, labels in enumerate(labellings)

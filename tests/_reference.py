@@ -565,3 +565,42 @@ def satisfies_kkt(hessian, linear, constraints, bounds, n_equalities, x, m, tol)
     residual = (hx - linear) - constraints @ m
     scale = 1.0 + np.abs(linear).max() + np.abs(hx).max()
     return bool(np.abs(residual).max() <= tol * scale)
+
+
+def grid_distances(products, norm_units, product_units, start):
+    """Squared distances in grid units from the products of a block of rows
+    with every row: ``rint(max(products * product_units + |s_i|^2 +
+    |s_j|^2, 0))`` in units, 0 on the diagonal.
+
+    Twin of ``mmc._core._graph.grid_distances``.
+    """
+    block = products * product_units
+    block += norm_units[start : start + block.shape[0], None]
+    block += norm_units[None, :]
+    np.maximum(block, 0.0, out=block)
+    block[np.arange(block.shape[0]), np.arange(start, start + block.shape[0])] = 0.0
+    return np.rint(block)
+
+
+def nearest_rows(block, start, n_nearest):
+    """Each row's ``n_nearest`` nearest rows, itself first, then by distance
+    with ties to the lower index (a stable sort).
+
+    Twin of ``mmc._core._graph.nearest_rows``.
+    """
+    own = block.copy()
+    own[np.arange(block.shape[0]), np.arange(start, start + block.shape[0])] = -np.inf
+    return np.argsort(own, axis=1, kind="stable")[:, :n_nearest]
+
+
+def add_cluster_roots(block, labels, n_clusters):
+    """Each row's sums of the square roots of its distances to the samples
+    of every cluster of every labelling (``labels[t]``, columns
+    ``t * n_clusters + c``).
+
+    Twin of ``mmc._core._graph.add_cluster_roots``.
+    """
+    one_hot = np.zeros((block.shape[1], n_clusters * len(labels)))
+    for t, labelling in enumerate(labels):
+        one_hot[np.arange(block.shape[1]), t * n_clusters + labelling] = 1.0
+    return np.sqrt(block) @ one_hot

@@ -59,7 +59,7 @@ def squared_distance_matrix(S, block_rows=None):
     distances = SampleDistances(S)
     if block_rows is not None:
         distances.block_rows = block_rows
-    return distances.step * np.vstack([block for _, block in distances.blocks()])
+    return distances.step * np.vstack([block.copy() for _, block in distances.blocks()])
 
 
 def graph_start(X, n_clusters, seed):
