@@ -100,13 +100,13 @@ graph_start_ : bool
         ``"auto"``), compare a spectral clustering of the
         10-nearest-neighbour graph of the rows the balance estimate sees
         (at most 2000, sampled beyond; none for sparse X of more rows) with
-        k-means' by the silhouette; where the graph's is higher by more
-        than three standard errors, the fit starts with every sample at the
-        nearest mean of the graph's clusters (one run, the bound from the
-        sizes of that start). It finds unbalanced clusters that k-means
-        cuts in two, and topics that share their common words; it takes
-        one digit pair of 45 (3 vs 9) by a writing style
-        (``bench/studies/graph_start.md``). Always False for CPMMC,
+        k-means'; where the graph's clustering cuts the graph better (its
+        normalised cut) and its silhouette is higher by more than three
+        standard errors, the fit starts with every sample at the nearest
+        mean of the graph's clusters (one run, the bound from the sizes of
+        that start). It finds unbalanced clusters that k-means cuts in two,
+        and topics that share their common words; it takes none of the 45
+        digit pairs (``bench/studies/graph_start.md``). Always False for CPMMC,
         MultivariateMMC and CPM3C's cutting plane, whose bounds hold the
         mean of the decision values; a fixed ``class_balance`` or another
         ``init`` turns it off."""

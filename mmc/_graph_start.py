@@ -60,7 +60,6 @@ from mmc._core._graph import add_cluster_roots, grid_distances, nearest_rows
 from mmc._kmeans import best_kmeans_centres, kernel_rows, nearest_centres
 from mmc._rows import squared_norms
 from mmc._starts import cluster_means
-from mmc._threads import fit_threads
 
 # Neighbours of each sample in the graph, itself included: scikit-learn's
 # default for SpectralClustering(affinity="nearest_neighbors").
@@ -210,8 +209,6 @@ class SampleDistances:
         self._norm_units = norms / self.step
         self._product_units = -2.0 / self.step
         self._buffer = None
-        # The kernels' threads: as for a k-means run over the m x m distances.
-        self.n_threads = fit_threads(self.n_rows, self.n_rows * self.n_rows)
 
     def blocks(self):
         """``(start, block)``: the distances, in units of ``step``, of rows
@@ -227,9 +224,7 @@ class SampleDistances:
                 (self.S[start:stop] @ self._transposed).toarray(out=block)
             else:
                 np.matmul(self.S[start:stop], self._transposed, out=block)
-            grid_distances(
-                block, self._norm_units, self._product_units, start, self.n_threads
-            )
+            grid_distances(block, self._norm_units, self._product_units, start)
             yield start, block
 
 
@@ -241,9 +236,7 @@ def neighbour_graph(distances):
     k = min(GRAPH_NEIGHBOURS, n_rows)
     columns = np.empty((n_rows, k), dtype=np.intp)
     for start, block in distances.blocks():
-        nearest_rows(
-            block, start, columns[start : start + block.shape[0]], distances.n_threads
-        )
+        nearest_rows(block, start, columns[start : start + block.shape[0]])
     indptr = np.arange(0, n_rows * k + 1, k)
     A = sp.csr_matrix((np.ones(n_rows * k), columns.ravel(), indptr), (n_rows, n_rows))
     return ((A + A.T) * 0.5).tocsr()
@@ -297,7 +290,6 @@ def silhouettes(distances, labellings, n_clusters):
             labels,
             n_clusters,
             totals[start : start + block.shape[0]],
-            distances.n_threads,
         )
     return [
         silhouette_values(totals[:, j * n_clusters : (j + 1) * n_clusters], labels)

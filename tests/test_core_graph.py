@@ -1,6 +1,6 @@
 """The kernels of the graph start (mmc/_core/_graph.pyx) against their NumPy
 twins in _reference, on blocks of the distances of random rows, dense and
-CSR, float32 and float64, on one thread and two."""
+CSR, float32 and float64."""
 
 import _reference
 import numpy as np
@@ -39,27 +39,25 @@ FORMS = [
 ]
 
 
-@pytest.mark.parametrize("n_threads", [1, 2])
 @pytest.mark.parametrize("sparse, dtype", FORMS)
-def test_grid_distances_matches_reference(sparse, dtype, n_threads):
+def test_grid_distances_matches_reference(sparse, dtype):
     distances = SampleDistances(random_rows(sparse, dtype))
     units = distances._norm_units
     for start, products in product_blocks(distances, 16):
         expected = _reference.grid_distances(
             products, units, distances._product_units, start
         )
-        grid_distances(products, units, distances._product_units, start, n_threads)
+        grid_distances(products, units, distances._product_units, start)
         np.testing.assert_array_equal(products, expected)
 
 
 @pytest.mark.parametrize("n_nearest", [1, 4, 10])
-@pytest.mark.parametrize("n_threads", [1, 2])
 @pytest.mark.parametrize("sparse, dtype", FORMS)
-def test_nearest_rows_matches_reference(sparse, dtype, n_threads, n_nearest):
+def test_nearest_rows_matches_reference(sparse, dtype, n_nearest):
     distances = SampleDistances(random_rows(sparse, dtype))
     for start, block in distances.blocks():
         out = np.empty((block.shape[0], n_nearest), dtype=np.intp)
-        nearest_rows(block, start, out, n_threads)
+        nearest_rows(block, start, out)
         expected = _reference.nearest_rows(block, start, n_nearest)
         np.testing.assert_array_equal(out, expected)
 
@@ -80,35 +78,13 @@ def test_nearest_rows_refuses_more_rows_than_it_can_keep():
 
 
 @pytest.mark.parametrize("n_clusters", [2, 3, 7])
-@pytest.mark.parametrize("n_threads", [1, 2])
 @pytest.mark.parametrize("sparse, dtype", FORMS)
-def test_add_cluster_roots_matches_reference(sparse, dtype, n_threads, n_clusters):
+def test_add_cluster_roots_matches_reference(sparse, dtype, n_clusters):
     distances = SampleDistances(random_rows(sparse, dtype))
     rng = np.random.RandomState(n_clusters)
     labels = rng.randint(0, n_clusters, size=(2, distances.n_rows)).astype(np.intp)
     for start, block in distances.blocks():
         totals = np.zeros((block.shape[0], 2 * n_clusters))
-        add_cluster_roots(block, labels, n_clusters, totals, n_threads)
+        add_cluster_roots(block, labels, n_clusters, totals)
         expected = _reference.add_cluster_roots(block, labels, n_clusters)
         np.testing.assert_allclose(totals, expected, rtol=1e-12, atol=0.0)
-
-
-def test_kernels_give_the_same_on_any_number_of_threads():
-    distances = SampleDistances(random_rows(False, np.float64, n_rows=600, seed=3))
-    labels = np.random.RandomState(0).randint(0, 3, (2, 600)).astype(np.intp)
-    results = []
-    for n_threads in (1, 2, 3):
-        distances.n_threads = n_threads
-        blocks, nearest, totals = [], [], []
-        for start, block in distances.blocks():
-            blocks.append(block.copy())
-            out = np.empty((block.shape[0], 10), dtype=np.intp)
-            nearest_rows(block, start, out, n_threads)
-            nearest.append(out)
-            sums = np.zeros((block.shape[0], 6))
-            add_cluster_roots(block, labels, 3, sums, n_threads)
-            totals.append(sums)
-        results.append([np.vstack(parts) for parts in (blocks, nearest, totals)])
-    for other in results[1:]:
-        for got, expected in zip(other, results[0]):
-            np.testing.assert_array_equal(got, expected)

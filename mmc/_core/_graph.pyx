@@ -13,7 +13,6 @@ the samples of every cluster in the order of the columns, so that the
 silhouettes are the same on every CPU. No BLAS is called.
 """
 
-from cython.parallel cimport prange
 from libc.math cimport rint, sqrt
 
 from mmc._core._common cimport check_interrupts
@@ -21,23 +20,25 @@ from mmc._core._common cimport check_interrupts
 cdef enum:
     MAX_NEAREST = 64  # the most nearest rows kept (on the stack of a row)
 
-# Each kernel works row by row, every row on its own (so the result is the
-# same on any number of threads), on the ``n_threads`` OpenMP threads the
-# caller allows (mmc._threads.fit_threads); a block holds few enough rows
+# Each kernel works row by row, in the calling thread with the GIL
+# released: on OpenMP threads the fits in the benchmarks ran up to twice as
+# long (their threads and KMeans's kept spinning beside the single-threaded
+# work that follows: the eigenvectors, the runs of k-means), for a few
+# milliseconds saved per pass. A block holds few enough rows
 # (mmc._graph_start.SampleDistances.block_rows) that one check for
 # interrupts per block suffices.
 
 
 def grid_distances(double[:, ::1] block, const double[::1] norm_units,
-                   double product_units, Py_ssize_t start, int n_threads=1):
+                   double product_units, Py_ssize_t start):
     """Squared distances in units of the grid, in place, from the products
     ``block[i, j] = <s_(start + i), s_j>`` and the squared norms in units,
     ``norm_units``; ``product_units`` is ``-2 / step``."""
     cdef Py_ssize_t i
-    for i in prange(block.shape[0], nogil=True, schedule="static",
-                    num_threads=n_threads):
-        _grid_row(&block[i, 0], block.shape[1], &norm_units[0],
-                  norm_units[start + i], product_units, start + i)
+    with nogil:
+        for i in range(block.shape[0]):
+            _grid_row(&block[i, 0], block.shape[1], &norm_units[0],
+                      norm_units[start + i], product_units, start + i)
     check_interrupts()
 
 
@@ -57,7 +58,7 @@ cdef inline void _grid_row(double *row, Py_ssize_t n_rows, const double *norm_un
 
 
 def nearest_rows(const double[:, ::1] block, Py_ssize_t start,
-                 Py_ssize_t[:, ::1] out, int n_threads=1):
+                 Py_ssize_t[:, ::1] out):
     """The ``out.shape[1]`` nearest rows of each row of the block, nearest
     first, ties to the lower index, each row its own first (``out[i]`` for
     row ``start + i``)."""
@@ -66,10 +67,10 @@ def nearest_rows(const double[:, ::1] block, Py_ssize_t start,
         raise ValueError(f"nearest_rows keeps at most {MAX_NEAREST} rows")
     if out.shape[1] > block.shape[1]:
         raise ValueError("more nearest rows asked than there are rows")
-    for i in prange(block.shape[0], nogil=True, schedule="static",
-                    num_threads=n_threads):
-        _nearest_of_row(&block[i, 0], block.shape[1], start + i, &out[i, 0],
-                        out.shape[1])
+    with nogil:
+        for i in range(block.shape[0]):
+            _nearest_of_row(&block[i, 0], block.shape[1], start + i, &out[i, 0],
+                            out.shape[1])
     check_interrupts()
 
 
@@ -108,15 +109,15 @@ cdef inline void _insert(double *kept, Py_ssize_t *rows, Py_ssize_t last,
 
 
 def add_cluster_roots(const double[:, ::1] block, const Py_ssize_t[:, ::1] labels,
-                      Py_ssize_t n_clusters, double[:, ::1] totals, int n_threads=1):
+                      Py_ssize_t n_clusters, double[:, ::1] totals):
     """For each labelling ``labels[t]`` and each row ``i`` of the block,
     add the square roots of its distances to the samples of each cluster
     ``c`` to ``totals[i, t * n_clusters + c]``, column after column."""
     cdef Py_ssize_t i
-    for i in prange(block.shape[0], nogil=True, schedule="static",
-                    num_threads=n_threads):
-        _add_row_roots(&block[i, 0], block.shape[1], &labels[0, 0],
-                       labels.shape[0], n_clusters, &totals[i, 0])
+    with nogil:
+        for i in range(block.shape[0]):
+            _add_row_roots(&block[i, 0], block.shape[1], &labels[0, 0],
+                           labels.shape[0], n_clusters, &totals[i, 0])
     check_interrupts()
 
 
