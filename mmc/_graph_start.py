@@ -281,15 +281,12 @@ def silhouettes(distances, labellings, n_clusters):
     over the distances sums each row's distances to every cluster of every
     labelling."""
     n_rows = distances.n_rows
-    labels = np.array(labellings, dtype=np.intp)
+    label_rows = np.array(labellings, dtype=np.intp)
     totals = np.zeros((n_rows, n_clusters * len(labellings)))
     # (In units of the distances: the silhouette is a ratio of them.)
     for start, block in distances.blocks():
         add_cluster_roots(
-            block,
-            labels,
-            n_clusters,
-            totals[start : start + block.shape[0]],
+            block, label_rows, n_clusters, totals[start : start + block.shape[0]]
         )
     return [
         silhouette_values(totals[:, j * n_clusters : (j + 1) * n_clusters], labels)
