@@ -15,12 +15,23 @@ installed::
     python -I bench/studies/graph_cut.py suite OUT.json
     python -I bench/studies/graph_cut.py held-out OUT.json
     python -I bench/studies/graph_cut.py summary SUITE.json HELD_OUT.json
+    python -I bench/studies/graph_cut.py cost
+    python -I bench/studies/graph_cut.py ratio
+
+``cost``: the time of the graph start alone (the graph, its clustering, the
+cut and the silhouettes; not the k-means estimate, which the fit ran
+before) on the suite's multiclass cases and two-class corpora, the median
+of 5, with BLAS on one thread as inside a fit. ``ratio``: CPM3C's fit time
+over KMeans(n_init=10)'s on the multiclass cases, with the start and with
+it turned off (``_graph_start_applies`` patched to False), medians of 3
+fits interleaved.
 """
 
 import json
 import math
 import os
 import sys
+import time
 import warnings
 
 import numpy as np
@@ -31,12 +42,14 @@ from graph_start import LEVEL, held_out_cases, suite_cases  # noqa: E402
 from mmc._balance import kmeans_estimate  # noqa: E402
 from mmc._graph_start import (  # noqa: E402
     SampleDistances,
+    graph_start,
     neighbour_graph,
     normalised_cut,
     silhouettes,
     spectral_labels,
 )
 from mmc._kmeans import nearest_centres  # noqa: E402
+from mmc._threads import single_blas_thread  # noqa: E402
 from mmc.metrics import clustering_error  # noqa: E402
 
 
@@ -95,8 +108,69 @@ def summary(rows):
         )
 
 
+@single_blas_thread
+def cost():
+    for group, name, X, y, _ in suite_cases():
+        if group not in ("multiclass", "topics"):
+            continue
+        k = len(np.unique(y))
+        centres, sample = kmeans_estimate(X, k, np.random.RandomState(0))
+        kmeans = nearest_centres(sample, centres)
+        times = []
+        for _ in range(5):
+            start = time.perf_counter()
+            graph_start(sample, kmeans, k, 0)
+            times.append(time.perf_counter() - start)
+        print(
+            f"{group}, {name}: {sample.shape[0]} x {sample.shape[1]}, "
+            f"{1000 * np.median(times):.1f} ms",
+            flush=True,
+        )
+
+
+def ratio():
+    from sklearn.cluster import KMeans
+
+    from mmc import CPM3C
+
+    def median_time(fit):
+        times = []
+        for _ in range(3):
+            start = time.perf_counter()
+            fit()
+            times.append(time.perf_counter() - start)
+        return float(np.median(times))
+
+    applies = CPM3C._graph_start_applies
+    ratios = {"with the start": [], "without": []}
+    for group, name, X, y, _ in suite_cases():
+        if group != "multiclass":
+            continue
+        k = len(np.unique(y))
+        kmeans = median_time(lambda: KMeans(k, n_init=10, random_state=0).fit(X))
+        line = f"{name}: KMeans {1000 * kmeans:.1f} ms"
+        rules = (("with the start", applies), ("without", lambda self: False))
+        for label, rule in rules:
+            CPM3C._graph_start_applies = rule
+            try:
+                fit = median_time(lambda: CPM3C(n_clusters=k, random_state=0).fit(X))
+            finally:
+                CPM3C._graph_start_applies = applies
+            ratios[label].append(fit / kmeans)
+            line += f", CPM3C {label} {1000 * fit:.1f} ms ({fit / kmeans:.2f})"
+        print(line, flush=True)
+    for label, values in ratios.items():
+        print(f"median time over KMeans's, {label}: {np.median(values):.2f}")
+
+
 def main(argv):
     warnings.simplefilter("ignore")
+    if argv[0] == "cost":
+        cost()
+        return
+    if argv[0] == "ratio":
+        ratio()
+        return
     if argv[0] == "summary":
         rows = []
         for path in argv[1:]:
