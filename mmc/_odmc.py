@@ -125,8 +125,9 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from mmc._balance import PAPER_CLASS_BALANCE, size_balance
+from mmc._balance_cut import keep_the_better_cut
 from mmc._base import _BaseMMC
-from mmc._docstrings import STABLE_BALANCE_SECTIONS, fill_doc
+from mmc._docstrings import ODMC_SECTIONS, fill_doc
 from mmc._feature_map import (
     FEATURE_MAP_PARAMETERS,
     _FeatureMapMixin,
@@ -148,7 +149,7 @@ AUTO_LAM = (2.0, 10.0)
 AUTO_INTERCEPT_SCALING = 1.0
 
 
-@fill_doc(feature_map_parameters=FEATURE_MAP_PARAMETERS, **STABLE_BALANCE_SECTIONS)
+@fill_doc(feature_map_parameters=FEATURE_MAP_PARAMETERS, **ODMC_SECTIONS)
 class ODMC(_LinearDecisionMixin, _BaseMMC):
     """Optimal margin distribution clustering into two clusters.
 
@@ -301,7 +302,7 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
         The balance bound the fit used: ``class_balance``, or the value
         ``"auto"`` or ``"stable"`` set from the data.
 
-    {balance_stability}
+    {balance_stability}{paper_bound_cut}
 
     intercept_scaling_ : float
         The ``intercept_scaling`` the fit used.
@@ -481,8 +482,7 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
         self : ODMC
             The fitted estimator.
         """
-        # The refinement with a kernel maps the samples again (under sharper
-        # kernels), so they are validated and mapped in two steps.
+        # With a kernel the refinement maps the samples again: two steps.
         X = self._validate_X(X, reset=True)
         self._choose_class_balance(X)
         features = self._fit_feature_map(X)
@@ -490,6 +490,7 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
         # origin: the refinement sees them too.)
         self._fit_features(features if self.kernel == "linear" else X, features)
         self._fold_origin_shift()
+        keep_the_better_cut(self, X)
         return self
 
     @single_blas_thread
