@@ -142,9 +142,9 @@ PAPER_BOUND_CUT = """
         ``class_balance`` set from the data (``"auto"``, or ``"stable"``
         where it keeps ``"auto"``) to a looser bound, the fit is repeated at
         0.03 (no offset, no graph start) and kept where its labels cut the
-        10-nearest-neighbour graph of the rows (at most 2000, sampled
-        beyond; not for sparse X of more rows) strictly better, by the
-        normalised cut (``bench/studies/balance_cut.md``); on the digit
+        10-nearest-neighbour graph of the rows strictly better, by the
+        normalised cut, for data of at most 2000 rows (beyond, the refit
+        would double the time; ``bench/studies/balance_cut.md``); on the digit
         pair 5v9 k-means' uneven clusters set a bound at which ODMC erred
         21 %, 1.4 % at 0.03. ``class_balance_`` is the bound kept."""
 ODMC_SECTIONS = {**STABLE_BALANCE_SECTIONS, "paper_bound_cut": PAPER_BOUND_CUT}
