@@ -24,6 +24,7 @@ from graph_start import held_out_cases, suite_cases  # noqa: E402
 
 import mmc._odmc  # noqa: E402
 from mmc import ODMC  # noqa: E402
+from mmc.bench._study_cases import group_table  # noqa: E402
 from mmc.metrics import clustering_error  # noqa: E402
 
 
@@ -45,6 +46,16 @@ def errors(X, y):
     }
 
 
+def summary(rows):
+    """The study's table (mmc.bench._study_cases.group_table) and the count
+    of cases the rule changed in each group."""
+    lines = group_table(rows, ("without", "rule"), ("without the rule", "with it"))
+    for group in dict.fromkeys(r["group"] for r in rows):
+        changed = sum(r["rule"] != r["without"] for r in rows if r["group"] == group)
+        lines.append(f"* {group}: {changed} changed")
+    return lines
+
+
 def main(out):
     warnings.simplefilter("ignore")
     rows = []
@@ -56,19 +67,7 @@ def main(out):
             print(rows[-1], flush=True)
     with open(out, "w") as f:
         json.dump(rows, f, indent=1)
-    print("| group | cases | KMeans | without the rule | with it | changed |")
-    print("|---|---|---|---|---|---|")
-    for group in dict.fromkeys(r["group"] for r in rows):
-        sel = [r for r in rows if r["group"] == group]
-        kmeans = np.array([r["kmeans"] for r in sel])
-        without = np.array([r["without"] for r in sel])
-        rule = np.array([r["rule"] for r in sel])
-        print(
-            f"| {group} | {len(sel)} | {kmeans.mean():.2f} "
-            f"| {without.mean():.2f} ({np.sum(without > kmeans + 1)}) "
-            f"| {rule.mean():.2f} ({np.sum(rule > kmeans + 1)}) "
-            f"| {np.sum(rule != without)} |"
-        )
+    print("\n".join(summary(rows)))
     for r in rows:
         if r["rule"] != r["without"]:
             print(
