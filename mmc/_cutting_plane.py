@@ -14,6 +14,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from mmc import _dask_starts as blocked
 from mmc._balance import SAMPLE_ROWS, size_balance
+from mmc._balance_cut import keep_the_better_cut
 from mmc._base import _BaseMMC
 from mmc._cutting_plane_run import continuation_values, cutting_plane_run
 from mmc._dask import RowBlocks, decision_values_on_blocks
@@ -98,6 +99,7 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         """Validate X, map it to the kernel's features and fit on them."""
         # (Dask arrays are never centred: far ones are refused.)
         self._origin_shift = None
+        data = X
         if is_dask_input(X):
             X = validated = self._dask_features(X)
         else:
@@ -109,6 +111,9 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         self._choose_class_balance(validated, **row_access(validated))
         self._fit_features(X)
         self._fold_origin_shift()
+        keep_the_better_cut(
+            self, data, validated, row_access(validated).get("take_rows")
+        )
         return self
 
     def _dask_segment_rows(self):

@@ -16,6 +16,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from mmc._balance import size_balance
+from mmc._balance_cut import keep_the_better_cut
 from mmc._base import _BaseMMC, _BinaryPredictMixin
 from mmc._core._evo import fitness
 from mmc._evo_basis import (
@@ -119,8 +120,14 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
         # search is sensitive to the last bits of the kernel's eigenvectors
         # (measured: the mean digit pair error moved from 0.75% to 0.93% with
         # two threads). Restarts still run on threads with n_jobs.
-        name = type(self).__name__
         X = self._validate_X(X, reset=True)
+        self._fit_rows(X)
+        keep_the_better_cut(self, X)
+        return self
+
+    def _fit_rows(self, X):
+        """Fit on the validated rows X."""
+        name = type(self).__name__
         n_samples = X.shape[0]
         if n_samples < self.n_clusters:
             raise ValueError(

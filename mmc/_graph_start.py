@@ -228,10 +228,34 @@ class SampleDistances:
             yield start, block
 
 
+class KernelDistances:
+    """The squared distances ``K_ii + K_jj - 2 K_ij`` in the feature space of
+    a precomputed kernel K between the samples, a block of rows at a time,
+    as :class:`SampleDistances` gives them for rows (the rbf kernel's
+    distances order neighbours as the rows' own do). Elementwise, no
+    BLAS: the same on every CPU."""
+
+    block_rows = SampleDistances.block_rows
+
+    def __init__(self, K):
+        self.K = np.asarray(K, dtype=np.float64)
+        self.n_rows = self.K.shape[0]
+        self._diagonal = np.diag(self.K).copy()
+
+    def blocks(self):
+        """``(start, block)`` as :meth:`SampleDistances.blocks`."""
+        for start in range(0, self.n_rows, self.block_rows):
+            stop = min(start + self.block_rows, self.n_rows)
+            block = self._diagonal[start:stop, None] + self._diagonal[None, :]
+            block -= 2.0 * self.K[start:stop]
+            block[np.arange(stop - start), np.arange(start, stop)] = 0.0
+            yield start, np.ascontiguousarray(block)
+
+
 def neighbour_graph(distances):
     """The symmetric affinity ``(A + A') / 2`` of the ``GRAPH_NEIGHBOURS``
     nearest rows of each row (itself first), ties to the lower index, from
-    a :class:`SampleDistances`."""
+    a :class:`SampleDistances` (or :class:`KernelDistances`)."""
     n_rows = distances.n_rows
     k = min(GRAPH_NEIGHBOURS, n_rows)
     columns = np.empty((n_rows, k), dtype=np.intp)

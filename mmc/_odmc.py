@@ -127,7 +127,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from mmc._balance import PAPER_CLASS_BALANCE, size_balance
 from mmc._balance_cut import keep_the_better_cut
 from mmc._base import _BaseMMC
-from mmc._docstrings import ODMC_SECTIONS, fill_doc
+from mmc._docstrings import STABLE_BALANCE_SECTIONS, fill_doc
 from mmc._feature_map import (
     FEATURE_MAP_PARAMETERS,
     _FeatureMapMixin,
@@ -149,7 +149,7 @@ AUTO_LAM = (2.0, 10.0)
 AUTO_INTERCEPT_SCALING = 1.0
 
 
-@fill_doc(feature_map_parameters=FEATURE_MAP_PARAMETERS, **ODMC_SECTIONS)
+@fill_doc(feature_map_parameters=FEATURE_MAP_PARAMETERS, **STABLE_BALANCE_SECTIONS)
 class ODMC(_LinearDecisionMixin, _BaseMMC):
     """Optimal margin distribution clustering into two clusters.
 
@@ -230,8 +230,7 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
         and at 0.03 it split classes even only within the noise, such as
         wine's 59:48, evenly; with the rbf kernel the looser bound raised
         the digit pairs' mean error from 0.89% to 1.42%;
-        ``bench/studies/balance_noise.md``); the papers' 0.03 where its fit
-        cuts the data better (``paper_bound_cut_``). {stable_class_balance}
+        ``bench/studies/balance_noise.md``). {stable_class_balance}
         The paper set 0.03 n for balanced and 0.3 n for unbalanced data
         sets, from the labels; ``class_balance=0.3, intercept_scaling=0``
         is the former default of mmc.
@@ -302,7 +301,7 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
         The balance bound the fit used: ``class_balance``, or the value
         ``"auto"`` or ``"stable"`` set from the data.
 
-    {balance_stability}{paper_bound_cut}
+    {balance_stability}
 
     intercept_scaling_ : float
         The ``intercept_scaling`` the fit used.

@@ -157,5 +157,7 @@ def bound_prices(scores, lower, upper, max_rounds):
         else:
             steps = np.partition(steps, m - 1)
             beyond = steps[m - 1] + 1.0
+        if steps[m - 1] + beyond == 0.0:  # tied samples: no price moves them
+            break
         prices[cluster] += sign * 0.5 * (steps[m - 1] + beyond)
     return prices

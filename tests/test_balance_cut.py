@@ -1,5 +1,6 @@
-"""ODMC's choice between the bound set from the data and the papers' 0.03 by
-the normalised cut of the nearest-neighbour graph (mmc/_balance_cut.py)."""
+"""The choice between the bound set from the data and the papers' 0.03 by
+the normalised cut of the nearest-neighbour graph (mmc/_balance_cut.py),
+for every estimator whose bound is set from the data."""
 
 import pickle
 
@@ -9,7 +10,7 @@ import scipy.sparse as sp
 from sklearn.datasets import load_digits, make_blobs
 from sklearn.preprocessing import StandardScaler
 
-from mmc import ODMC
+from mmc import CPM3C, CPMMC, ODMC, EvoMMC, FastEvoMMC, MultivariateMMC
 from mmc._balance import PAPER_CLASS_BALANCE, SAMPLE_ROWS
 from mmc._graph_start import SampleDistances, neighbour_graph, normalised_cut
 from mmc.metrics import clustering_error
@@ -46,7 +47,7 @@ def test_papers_bound_taken_where_it_cuts_better(monkeypatch):
     assert clustering_error(y, odmc.labels_) < 0.05
     assert odmc.get_params()["class_balance"] == "auto"  # the user's setting
     # Without the rule: the bound of k-means' clusters, a worse cut.
-    monkeypatch.setattr("mmc._odmc.keep_the_better_cut", lambda estimator, X: None)
+    monkeypatch.setattr("mmc._odmc.keep_the_better_cut", lambda *args: None)
     data_bound = ODMC(random_state=0).fit(X)
     assert data_bound.class_balance_ > PAPER_CLASS_BALANCE
     assert clustering_error(y, data_bound.labels_) > 0.15
@@ -56,52 +57,92 @@ def test_papers_bound_taken_where_it_cuts_better(monkeypatch):
     )
 
 
-def test_bound_from_the_data_kept_where_it_cuts_better():
+ESTIMATORS = [CPMMC, CPM3C, MultivariateMMC, EvoMMC, FastEvoMMC, ODMC]
+
+
+def topics(seed=0):
+    """Documents of eight even topics (tf-idf rows): k-means' clusters are
+    uneven (a topic split, two merged), the bound they admit loose."""
+    from mmc.bench._robustness_data import topic_cases
+
+    (case,) = [
+        case
+        for case in topic_cases()
+        if case.name == f"topics {':'.join(['150'] * 8)} share 0.3 seed {seed}"
+    ]
+    return case.load()
+
+
+@pytest.mark.parametrize("cls", [CPM3C, FastEvoMMC])
+def test_papers_bound_taken_for_k_clusters(cls, monkeypatch):
+    X, y = topics()
+    fitted = cls(n_clusters=8, random_state=0).fit(X)
+    assert fitted.paper_bound_cut_
+    assert fitted.class_balance_ == PAPER_CLASS_BALANCE
+    paper = cls(n_clusters=8, random_state=0, class_balance=PAPER_CLASS_BALANCE)
+    np.testing.assert_array_equal(fitted.labels_, paper.fit(X).labels_)
+    assert clustering_error(y, fitted.labels_) < 0.08
+    # Without the rule: the bound of k-means' uneven clusters, a worse cut
+    # and a worse clustering.
+    module = "mmc._cutting_plane" if cls is CPM3C else "mmc._evo_base"
+    monkeypatch.setattr(f"{module}.keep_the_better_cut", lambda *args, **kw: None)
+    data_bound = cls(n_clusters=8, random_state=0).fit(X)
+    assert data_bound.class_balance_ > PAPER_CLASS_BALANCE
+    assert clustering_error(y, data_bound.labels_) > 0.12
+    affinity = neighbour_graph(SampleDistances(X))
+    assert normalised_cut(affinity, fitted.labels_, 8) < normalised_cut(
+        affinity, data_bound.labels_, 8
+    )
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS)
+def test_bound_from_the_data_kept_on_uneven_blobs(cls):
     # Standardised blobs of 600 and 300 samples: the bound of k-means'
     # uneven clusters separates them; 0.03 cuts the large one.
     X, y = blobs([600, 300])
-    odmc = ODMC(random_state=0).fit(X)
-    assert odmc.class_balance_ > PAPER_CLASS_BALANCE
-    assert not odmc.paper_bound_cut_
-    assert clustering_error(y, odmc.labels_) < 0.05
-    paper = ODMC(random_state=0, class_balance=PAPER_CLASS_BALANCE).fit(X)
-    assert clustering_error(y, paper.labels_) > 0.1
+    fitted = cls(random_state=0).fit(X)
+    assert fitted.class_balance_ > PAPER_CLASS_BALANCE
+    assert not fitted.paper_bound_cut_
+    assert clustering_error(y, fitted.labels_) < 0.1  # KMeans's: 0.03
 
 
-@pytest.mark.parametrize(
-    "params",
-    [{"class_balance": 0.3}, {"class_balance": PAPER_CLASS_BALANCE}],
-    ids=["fixed-0.3", "fixed-0.03"],
-)
-def test_fixed_bound_is_kept(params):
-    X, _ = digit_pair(5, 9)
-    odmc = ODMC(random_state=0, **params).fit(X)
-    assert not odmc.paper_bound_cut_
-    assert odmc.class_balance_ == params["class_balance"]
+@pytest.mark.parametrize("cls", ESTIMATORS)
+@pytest.mark.parametrize("class_balance", [0.3, PAPER_CLASS_BALANCE])
+def test_fixed_bound_is_kept(cls, class_balance):
+    X, _ = blobs([600, 300])
+    fitted = cls(random_state=0, class_balance=class_balance).fit(X)
+    assert not fitted.paper_bound_cut_
+    assert fitted.class_balance_ == class_balance
 
 
-def test_initial_labels_keep_their_bound():
-    X, y = digit_pair(5, 9)
-    odmc = ODMC(random_state=0, n_init=1, init=(y == 5).astype(int)).fit(X)
-    assert not odmc.paper_bound_cut_
+@pytest.mark.parametrize("cls", ESTIMATORS)
+def test_initial_labels_keep_their_bound(cls):
+    X, y = blobs([600, 100])
+    one_run = {"n_init": 1} if "n_init" in cls().get_params() else {}
+    fitted = cls(random_state=0, init=np.arange(len(y)) % 5 == 0, **one_run).fit(X)
+    assert fitted.class_balance_ > PAPER_CLASS_BALANCE
+    assert not fitted.paper_bound_cut_
 
 
+@pytest.mark.parametrize("cls", [CPMMC, CPM3C, ODMC])
 @pytest.mark.parametrize("sparse", [False, True])
-def test_data_beyond_the_sample_keep_the_bound_from_the_data(sparse, monkeypatch):
+def test_data_beyond_the_sample_keep_the_bound_from_the_data(cls, sparse, monkeypatch):
     # Beyond SAMPLE_ROWS rows no refit: it would cost a second fit of all.
     X, y = blobs([SAMPLE_ROWS, SAMPLE_ROWS // 2 + 1])
     if sparse:
         X = sp.csr_matrix(np.where(np.abs(X) > 1.0, X, 0.0))
-    fits = []
-    original = ODMC.fit
+    # (CPMMC's "stable" bound fits subsamples of at most SAMPLE_ROWS rows,
+    # where the rule applies: only a graph of all rows would tell a refit.)
+    graphs = []
     monkeypatch.setattr(
-        ODMC, "fit", lambda self, X, y=None: fits.append(1) or original(self, X)
+        "mmc._balance_cut.neighbour_graph",
+        lambda distances: graphs.append(distances.n_rows) or neighbour_graph(distances),
     )
-    odmc = ODMC(random_state=0).fit(X)
-    assert len(fits) == 1
-    assert not odmc.paper_bound_cut_
+    fitted = cls(random_state=0).fit(X)
+    assert all(n_rows <= SAMPLE_ROWS for n_rows in graphs)
+    assert not fitted.paper_bound_cut_
     # (Sparse data of more rows get no estimate: the papers' bound itself.)
-    assert odmc.class_balance_ > PAPER_CLASS_BALANCE or sparse
+    assert fitted.class_balance_ > PAPER_CLASS_BALANCE or sparse
 
 
 def test_choice_is_the_same_for_the_same_seed_and_pickles():
@@ -112,4 +153,14 @@ def test_choice_is_the_same_for_the_same_seed_and_pickles():
     np.testing.assert_array_equal(first.labels_, second.labels_)
     restored = pickle.loads(pickle.dumps(first))
     assert restored.paper_bound_cut_ == first.paper_bound_cut_
+    np.testing.assert_array_equal(restored.predict(X), first.labels_)
+
+
+def test_choice_for_k_clusters_is_the_same_for_the_same_seed_and_pickles():
+    X, _ = topics(seed=1)
+    first = CPM3C(n_clusters=8, random_state=3).fit(X)
+    second = CPM3C(n_clusters=8, random_state=3).fit(X)
+    assert first.paper_bound_cut_ == second.paper_bound_cut_
+    np.testing.assert_array_equal(first.labels_, second.labels_)
+    restored = pickle.loads(pickle.dumps(first))
     np.testing.assert_array_equal(restored.predict(X), first.labels_)

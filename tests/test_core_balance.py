@@ -65,9 +65,10 @@ def test_bound_prices_stop_at_max_rounds():
 def test_bound_prices_empty_and_degenerate_inputs():
     prices = np.zeros(3)
     assert bound_prices(np.zeros((0, 3)), 0.0, 0.0, prices, 10) == 0
-    # All scores equal: no price separates tied samples, so the rounds run
-    # out (the cap ends them) and the prices are the twin's.
+    # All scores equal: no price separates tied samples, and the auction
+    # stops at once rather than run out its rounds; the prices are the
+    # twin's.
     scores = np.zeros((9, 3))
     prices = np.zeros(3)
-    assert bound_prices(scores, 3.0, 9.0, prices, 150) == 150
+    assert bound_prices(scores, 3.0, 9.0, prices, 150) == 0
     np.testing.assert_array_equal(prices, ref_bound_prices(scores, 3.0, 9.0, 150))

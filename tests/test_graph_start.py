@@ -25,6 +25,7 @@ from mmc._balance import (
 )
 from mmc._graph_start import (
     GRAPH_NEIGHBOURS,
+    KernelDistances,
     SampleDistances,
     balance_and_start,
     neighbour_graph,
@@ -307,3 +308,22 @@ def test_a_fixed_balance_or_another_init_turns_the_graph_start_off(name):
 def test_no_graph_start_on_even_blobs(name):
     X, _ = make_blobs([150, 150], n_features=5, random_state=1)
     assert getattr(mmc, name)(random_state=0).fit(X).graph_start_ is False
+
+
+def test_kernel_distances_are_those_of_the_feature_space():
+    """A precomputed kernel's distances, K_ii + K_jj - 2 K_ij, block by
+    block, 0 on the diagonal; with the linear kernel the neighbour graph
+    is that of the rows themselves."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 5))
+    K = X @ X.T
+    distances = KernelDistances(K)
+    blocks = [block.copy() for _, block in distances.blocks()]
+    full = np.vstack(blocks)
+    expected = np.diag(K)[:, None] + np.diag(K)[None, :] - 2.0 * K
+    np.fill_diagonal(expected, 0.0)
+    np.testing.assert_allclose(full, expected, rtol=0, atol=1e-12)
+    assert len(blocks) == -(-300 // KernelDistances.block_rows)
+    by_kernel = neighbour_graph(distances)
+    by_rows = neighbour_graph(SampleDistances(X))
+    assert (by_kernel != by_rows).nnz == 0

@@ -70,7 +70,8 @@ def bound_prices(
 
     max_rounds : int
         Most auction rounds (a degenerate case of many tied scores could
-        otherwise run on).
+        otherwise run on). The auction also stops where the samples a
+        cluster needs are tied with it (no price moves them).
 
     Returns
     -------
@@ -163,6 +164,10 @@ def bound_prices(
                             beyond = steps[i]
                 else:
                     beyond = low + 1.0
+                if low + beyond == 0.0:
+                    # The samples it needs are tied with it and join
+                    # another cluster first: no price moves them.
+                    break
                 prices[cluster] += sign * 0.5 * (low + beyond)
                 n_rounds += 1
                 work_done += 2 * n_samples * n_clusters
