@@ -35,11 +35,10 @@ import numpy as np
 from sklearn.cluster import KMeans
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from graph_start import held_out_cases, suite_cases  # noqa: E402
+from graph_start import estimator_cases  # noqa: E402
 
 import mmc._graph_start as graph_module  # noqa: E402
 from mmc._graph_start import SampleDistances, neighbour_graph, normalised_cut  # noqa: E402
-from mmc.bench._registry import estimators  # noqa: E402
 from mmc.bench._study_cases import group_table  # noqa: E402
 from mmc.metrics import clustering_error  # noqa: E402
 
@@ -104,18 +103,12 @@ def choose(row):
 
 def run(out, names):
     warnings.simplefilter("ignore")
-    entries = estimators()
     rows = []
-    for cases in (suite_cases(), held_out_cases()):
-        for group, case, X, y, nonlinear in cases:
-            for name in names:
-                entry = entries[name]
-                if len(np.unique(y)) > 2 and entry.two_clusters_only:
-                    continue
-                row = {"estimator": name, "group": group, "case": case}
-                row.update(measure(name, entry, X, y, nonlinear))
-                rows.append(row)
-                print(json.dumps(row), flush=True)
+    for name, entry, group, case, X, y, nonlinear in estimator_cases(names):
+        row = {"estimator": name, "group": group, "case": case}
+        row.update(measure(name, entry, X, y, nonlinear))
+        rows.append(row)
+        print(json.dumps(row), flush=True)
     with open(out, "w") as f:
         json.dump(rows, f, indent=1)
 

@@ -75,6 +75,20 @@ def held_out_cases():
                 yield "blobs", name, X, y, False
 
 
+def estimator_cases(names):
+    """``(name, entry, group, case, X, y, nonlinear)`` for every case of
+    :func:`suite_cases` and :func:`held_out_cases` and every estimator of
+    ``names`` (of mmc.bench's registry) that clusters it."""
+    entries = estimators()
+    for cases in (suite_cases(), held_out_cases()):
+        for group, case, X, y, nonlinear in cases:
+            for name in names:
+                entry = entries[name]
+                if len(np.unique(y)) > 2 and entry.two_clusters_only:
+                    continue
+                yield name, entry, group, case, X, y, nonlinear
+
+
 def compare(cases):
     """KMeans against SpectralClustering on each case, and the paired z of
     their silhouettes."""
