@@ -25,7 +25,10 @@ of the whole data, which at a million dense rows doubled ODMC's time (4.6
 -> 9.4 s in the full benchmark), where the graph would see a sample and,
 with the noise of ``"auto"``'s estimate about 0.003, the two bounds barely
 differ. With a kernel, the graph is that of the rows themselves (the rbf
-kernel's distances order neighbours as the Euclidean ones do).
+kernel's distances order neighbours as the Euclidean ones do); with a
+precomputed kernel, that of its feature space (the same for the rbf
+kernel: ``class_balance="stable"`` fits a named kernel and its matrix
+alike).
 """
 
 import numpy as np
