@@ -41,6 +41,7 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
+from mmc._balance_paths import fill_floors
 from mmc._core._balance import bound_prices as auction
 from mmc._kmeans import best_kmeans_centres, nearest_centres
 
@@ -209,10 +210,16 @@ def bound_prices(scores, lower, upper):
         Zero when the best scores already keep the sizes within bounds.
     """
     scores = np.ascontiguousarray(scores, dtype=np.float64)
-    prices = np.zeros(scores.shape[1])
-    # A few rounds per cluster in practice; the cap keeps a degenerate case
-    # (many tied scores) from running on.
-    auction(scores, float(lower), float(upper), prices, 50 * scores.shape[1])
+    n_samples, n_clusters = scores.shape
+    prices = np.zeros(n_clusters)
+    # A few rounds per cluster mostly; where short clusters take samples
+    # from each other, a sample or two a round (mmc/_balance_paths.py):
+    # past the cap, shortest augmenting paths fill the floors left.
+    auction(scores, float(lower), float(upper), prices, 50 * n_clusters)
+    if n_samples and upper >= n_samples:
+        counts = np.bincount(np.argmax(scores + prices, axis=1), minlength=n_clusters)
+        if counts.min() < lower:
+            prices = fill_floors(scores, lower, prices)
     return prices
 
 

@@ -28,6 +28,8 @@ from mmc._balance import (
     size_floors,
     uneven_proportions,
 )
+from mmc._balance_paths import fill_floors
+from mmc._core._balance import bound_prices as auction
 from mmc.metrics import clustering_error
 
 TWO_CLUSTER = (CPMMC, MultivariateMMC, EvoMMC, FastEvoMMC)
@@ -374,6 +376,59 @@ def test_bound_prices_keep_sizes_within_bounds(seed):
     assert counts.min() >= lower and counts.max() <= upper
     # Within the bounds already: no price.
     assert not bound_prices(scores, 0.0, float(n)).any()
+
+
+def _clusters_in_the_plane(seed, n=2000, k=20):
+    """Scores of points for k clusters in the plane (minus squared
+    distances): short clusters push each other below their floors, a few
+    samples a round of the auction."""
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(size=(k, 2)) * 2.0
+    points = rng.normal(size=(n, 2))
+    return -0.3 * ((points[:, None, :] - centres[None]) ** 2).sum(axis=2)
+
+
+@pytest.mark.parametrize("seed", [0, 5, 8])  # 1596, 38464, 57875 rounds
+def test_bound_prices_fill_the_floors_where_the_auction_stalls(seed):
+    """Past the auction's cap (50 rounds per cluster), shortest augmenting
+    paths fill the floors: the same assignment as the auction run to the
+    end, every preference strict."""
+    scores = _clusters_in_the_plane(seed)
+    n, k = scores.shape
+    lower = 0.8 * n / k
+    prices = bound_prices(scores, lower, float(n))
+    shifted = scores + prices
+    assignment = np.argmax(shifted, axis=1)
+    assert np.bincount(assignment, minlength=k).min() >= lower
+    to_the_end = np.zeros(k)
+    rounds = auction(scores, lower, float(n), to_the_end, 10**6)
+    assert rounds > 50 * k  # the cap was reached
+    np.testing.assert_array_equal(assignment, np.argmax(scores + to_the_end, axis=1))
+    top_two = np.sort(shifted, axis=1)[:, -2:]
+    assert (top_two[:, 1] - top_two[:, 0]).min() > 0
+
+
+@pytest.mark.parametrize("seed", range(40))
+@pytest.mark.parametrize("rounds", [0, 1, 3])
+def test_fill_floors_gives_the_best_assignment_from_any_auction_state(seed, rounds):
+    """From zero prices or from the auction stopped after a few rounds, the
+    filled floors hold and the total score is the best of all assignments
+    that meet them (all searched)."""
+    rng = np.random.default_rng(seed)
+    n, k = 8, 3
+    scores = rng.normal(size=(n, k)) * rng.choice([0.1, 1.0, 5.0], size=(n, k))
+    lower = float(rng.integers(1, n // k + 1)) - rng.choice([0.0, 0.5])
+    prices = np.zeros(k)
+    auction(scores, lower, float(n), prices, rounds)
+    prices = fill_floors(scores, lower, prices)
+    assignment = np.argmax(scores + prices, axis=1)
+    assert np.bincount(assignment, minlength=k).min() >= lower
+    best = max(
+        scores[np.arange(n), list(labels)].sum()
+        for labels in itertools.product(range(k), repeat=n)
+        if np.bincount(labels, minlength=k).min() >= lower
+    )
+    assert scores[np.arange(n), assignment].sum() == pytest.approx(best, abs=1e-9)
 
 
 def test_floor_of_the_smallest_clusters():
