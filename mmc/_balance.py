@@ -193,7 +193,11 @@ def bound_prices(scores, lower, upper):
     cheapest samples would join it (too small, m samples short) or leave
     it (too large, m samples over). A cluster whose price moved ends at the
     bound it was moved to, so the assignment is then the best within the
-    bounds.
+    bounds. Short clusters that take samples from each other can keep it
+    going for thousands of rounds; past 50 rounds per cluster, floors left
+    unmet (with no upper bound below ``n_samples``, CPM3C's case) are
+    filled by shortest augmenting paths
+    (:func:`mmc._balance_paths.fill_floors`), to the same assignment.
 
     Parameters
     ----------
