@@ -18,10 +18,11 @@ the scores each: the auction's remaining shortfall, a few samples.
 Both keep the conditions of the best assignment: every cluster whose price
 rose holds exactly its floor (rounded up), every other keeps price 0 and at
 least its floor. The prices returned are then taken strictly inside the
-range that reproduces the assignment (halfway between the least and the
-largest such prices), so that the best shifted score of every sample is
-unique and the estimator's own assignment, the first of equal maxima,
-gives the same clusters.
+range that reproduces the assignment (each price of a cluster at its
+floor moved in turn to the middle of its own range, a few sweeps over the
+clusters: :func:`interior_prices`), so that the best shifted score of
+every sample is unique and the estimator's own assignment, the first of
+equal maxima, gives the same clusters.
 """
 
 import math

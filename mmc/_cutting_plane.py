@@ -108,12 +108,11 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         self._check_params_vs_input(X)
         # (On the samples before any feature map: the fits on subsamples
         # map their own.)
-        self._choose_class_balance(validated, **row_access(validated))
+        access = row_access(validated)
+        self._choose_class_balance(validated, **access)
         self._fit_features(X)
         self._fold_origin_shift()
-        keep_the_better_cut(
-            self, data, validated, row_access(validated).get("take_rows")
-        )
+        keep_the_better_cut(self, data, validated, access.get("take_rows"))
         return self
 
     def _dask_segment_rows(self):
