@@ -9,7 +9,6 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from scipy.stats import chi2, norm
 from sklearn.datasets import make_blobs
 from sklearn.exceptions import ConvergenceWarning
 
