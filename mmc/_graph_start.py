@@ -238,6 +238,9 @@ class KernelDistances:
     block_rows = SampleDistances.block_rows
 
     def __init__(self, K):
+        # (A sparse K is taken as estimators take it: as its dense values;
+        # the rule that builds the graph sees at most SAMPLE_ROWS rows.)
+        K = K.toarray() if sp.issparse(K) else K
         self.K = np.asarray(K, dtype=np.float64)
         self.n_rows = self.K.shape[0]
         self._diagonal = np.diag(self.K).copy()

@@ -327,3 +327,6 @@ def test_kernel_distances_are_those_of_the_feature_space():
     by_kernel = neighbour_graph(distances)
     by_rows = neighbour_graph(SampleDistances(X))
     assert (by_kernel != by_rows).nnz == 0
+    # A sparse K (scikit-learn's checks pass one): its dense values.
+    sparse_blocks = [b.copy() for _, b in KernelDistances(sp.csr_array(K)).blocks()]
+    np.testing.assert_array_equal(np.vstack(sparse_blocks), full)
