@@ -43,7 +43,7 @@ from mmc._graph_start import (
 )
 
 
-def keep_the_better_cut(estimator, X, rows=None, take_rows=None):
+def keep_the_better_cut(estimator, X, rows=None, take_rows=None, random_state=None):
     """Refit ``estimator`` (fitted on X) at the papers' bound and keep that
     fit if its labels cut the nearest-neighbour graph of the rows better;
     sets ``paper_bound_cut_``.
@@ -67,6 +67,11 @@ def keep_the_better_cut(estimator, X, rows=None, take_rows=None):
     take_rows : callable, default=None
         For rows held in blocks, ``take_rows(rows, indices)`` fetches them
         (:func:`mmc._dask_starts.take_rows`).
+
+    random_state : int, RandomState instance or None, default=None
+        The estimator's ``random_state`` as the fit started from it
+        (:func:`mmc._seeds.starting_random_state`), for the refit; None
+        takes the estimator's.
     """
     estimator.paper_bound_cut_ = False
     rows = X if rows is None else rows
@@ -77,7 +82,10 @@ def keep_the_better_cut(estimator, X, rows=None, take_rows=None):
         or rows.shape[0] > SAMPLE_ROWS
     ):
         return
-    paper = clone(estimator).set_params(class_balance=PAPER_CLASS_BALANCE).fit(X)
+    paper = clone(estimator).set_params(class_balance=PAPER_CLASS_BALANCE)
+    if random_state is not None:
+        paper.set_params(random_state=random_state)
+    paper.fit(X)
     if take_rows is not None:
         rows = take_rows(rows, np.arange(rows.shape[0]))
     if getattr(estimator, "kernel", None) == "precomputed":

@@ -24,7 +24,7 @@ from mmc._graph_start import balance_and_start
 from mmc._kmeans import KMeansRuns
 from mmc._labelling import orientation, warn_if_one_cluster
 from mmc._rows import column_means, decision_values, warn
-from mmc._seeds import draw_seeds
+from mmc._seeds import draw_seeds, starting_random_state
 from mmc._starts import (
     initial_signs,
     nearest_signs,
@@ -100,6 +100,7 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         # (Dask arrays are never centred: far ones are refused.)
         self._origin_shift = None
         data = X
+        random_state = starting_random_state(self.random_state)
         if is_dask_input(X):
             X = validated = self._dask_features(X)
         else:
@@ -112,7 +113,9 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         self._choose_class_balance(validated, **access)
         self._fit_features(X)
         self._fold_origin_shift()
-        keep_the_better_cut(self, data, validated, access.get("take_rows"))
+        keep_the_better_cut(
+            self, data, validated, access.get("take_rows"), random_state
+        )
         return self
 
     def _dask_segment_rows(self):

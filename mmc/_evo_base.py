@@ -36,7 +36,7 @@ from mmc._feature_map import KERNEL_COEFFICIENT_CONSTRAINTS
 from mmc._graph_start import balance_and_start
 from mmc._labelling import balance_bound, orientation, warn_if_one_cluster
 from mmc._rows import centred, decision_values, origin_shift, warn
-from mmc._seeds import draw_seeds
+from mmc._seeds import draw_seeds, starting_random_state
 from mmc._threads import best_of_restarts, restart_threads, single_blas_thread
 from mmc.kernels import (
     KERNELS,
@@ -120,9 +120,10 @@ class _BaseEvoMMC(_MulticlassEvoMixin, _BinaryPredictMixin, _BaseMMC):
         # search is sensitive to the last bits of the kernel's eigenvectors
         # (measured: the mean digit pair error moved from 0.75% to 0.93% with
         # two threads). Restarts still run on threads with n_jobs.
+        random_state = starting_random_state(self.random_state)
         X = self._validate_X(X, reset=True)
         self._fit_rows(X)
-        keep_the_better_cut(self, X)
+        keep_the_better_cut(self, X, random_state=random_state)
         return self
 
     def _fit_rows(self, X):

@@ -138,7 +138,7 @@ from mmc._labelling import balance_bound, orientation, warn_if_one_cluster
 from mmc._odmc_refine import MAX_REFINE_ROUNDS, refine_search
 from mmc._odmc_relaxed import Settings, hyperplane, relaxed_solution
 from mmc._rows import warn
-from mmc._seeds import draw_seeds
+from mmc._seeds import draw_seeds, starting_random_state
 from mmc._starts import start_methods
 from mmc._threads import single_blas_thread
 
@@ -482,6 +482,7 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
             The fitted estimator.
         """
         # With a kernel the refinement maps the samples again: two steps.
+        random_state = starting_random_state(self.random_state)
         X = self._validate_X(X, reset=True)
         self._choose_class_balance(X)
         features = self._fit_feature_map(X)
@@ -489,7 +490,7 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
         # origin: the refinement sees them too.)
         self._fit_features(features if self.kernel == "linear" else X, features)
         self._fold_origin_shift()
-        keep_the_better_cut(self, X)
+        keep_the_better_cut(self, X, random_state=random_state)
         return self
 
     @single_blas_thread

@@ -47,7 +47,7 @@ def test_papers_bound_taken_where_it_cuts_better(monkeypatch):
     assert clustering_error(y, odmc.labels_) < 0.05
     assert odmc.get_params()["class_balance"] == "auto"  # the user's setting
     # Without the rule: the bound of k-means' clusters, a worse cut.
-    monkeypatch.setattr("mmc._odmc.keep_the_better_cut", lambda *args: None)
+    monkeypatch.setattr("mmc._odmc.keep_the_better_cut", lambda *args, **kw: None)
     data_bound = ODMC(random_state=0).fit(X)
     assert data_bound.class_balance_ > PAPER_CLASS_BALANCE
     assert clustering_error(y, data_bound.labels_) > 0.15
@@ -164,3 +164,20 @@ def test_choice_for_k_clusters_is_the_same_for_the_same_seed_and_pickles():
     np.testing.assert_array_equal(first.labels_, second.labels_)
     restored = pickle.loads(pickle.dumps(first))
     np.testing.assert_array_equal(restored.predict(X), first.labels_)
+
+
+@pytest.mark.parametrize("cls", [ODMC, CPM3C])
+def test_refit_from_a_random_state_instance_draws_what_an_integer_draws(cls):
+    # The refit starts from the state the fit started from: a RandomState
+    # instance gives the fit of its integer seed, refit and all.
+    if cls is ODMC:
+        X, _ = digit_pair(5, 9)
+        params = {}
+    else:
+        X, _ = topics()
+        params = {"n_clusters": 8}
+    by_seed = cls(random_state=0, **params).fit(X)
+    by_instance = cls(random_state=np.random.RandomState(0), **params).fit(X)
+    assert by_seed.paper_bound_cut_ and by_instance.paper_bound_cut_
+    np.testing.assert_array_equal(by_seed.labels_, by_instance.labels_)
+    assert by_seed.objective_ == by_instance.objective_

@@ -61,7 +61,7 @@ def test_a_value_that_empties_a_cluster_is_not_carried_on(monkeypatch):
 
     monkeypatch.setattr(CPMMC, "_make_working_set", counted)
     # (The runs of one fit: no refit at the papers' bound.)
-    monkeypatch.setattr("mmc._cutting_plane.keep_the_better_cut", lambda *a: None)
+    monkeypatch.setattr("mmc._cutting_plane.keep_the_better_cut", lambda *a, **kw: None)
     est = CPMMC(continuation=True, **params).fit(X)
     # The first value started from the labelling, and again after it.
     assert len(starts) > 1 and starts[1] > starts[0]

@@ -108,7 +108,7 @@ def test_random_starts_on_a_few_samples_of_uneven_clusters(Estimator, monkeypatc
     # clusters of one equal size hold (filling them raised a ValueError of
     # NumPy shapes). (The fit at the papers' bound, which cuts these
     # samples' graph better, is kept out: its floors are equal.)
-    monkeypatch.setattr("mmc._evo_base.keep_the_better_cut", lambda *args: None)
+    monkeypatch.setattr("mmc._evo_base.keep_the_better_cut", lambda *args, **kw: None)
     X, _ = make_blobs([6, 1, 1, 1, 1, 1, 5, 9, 1], n_features=4, random_state=6)
     est = Estimator(n_clusters=9, init="random", random_state=6).fit(X)
     assert uniform_floor(est.size_floors_) * 9 > X.shape[0]

@@ -223,7 +223,7 @@ def test_refinement_picks_the_lowest_objective(name, monkeypatch):
     monkeypatch.setattr(refine_module, "refine_labelling", recording)
     # The refinements of one fit: not the refit at the papers' bound that the
     # choice by the cut may add (mmc/_balance_cut.py).
-    monkeypatch.setattr("mmc._odmc.keep_the_better_cut", lambda estimator, X: None)
+    monkeypatch.setattr("mmc._odmc.keep_the_better_cut", lambda *args, **kw: None)
     est = ODMC(kernel=kernel, random_state=0).fit(X)
     # One refinement per run under each sharpened kernel, then one per start.
     powers = len(refine_module.SHARPENING_POWERS) if kernel == "rbf" else 0
