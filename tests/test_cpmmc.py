@@ -80,17 +80,23 @@ def test_float32_and_float64_agree():
 def test_early_stop_ends_at_the_best_iterate_without_a_warning(continuation):
     # Unequal 10-d blobs: samples near the boundary change side at every
     # step, and the paper's stopping rule alone runs to max_iter (at the
-    # last value of C of the continuation at least).
+    # last value of C of the continuation at least). max_iter=30 (not the
+    # default 100) keeps the cycling fit short: each of its steps adds a
+    # constraint, and the QPs grow with them (100 steps took 160 s).
     X, _ = make_blobs(
         [1000, 250], centers=[[0.0] * 10, [4.0] + [0.0] * 9], random_state=0
     )
-    params = dict(n_init=1, init="pca", random_state=0, continuation=continuation)
+    max_iter = 30
+    params = dict(
+        n_init=1, init="pca", random_state=0, continuation=continuation,
+        max_iter=max_iter,
+    )  # fmt: skip
     with pytest.warns(ConvergenceWarning, match="max_iter"):
         cycling = CPMMC(n_iter_no_change=None, **params).fit(X)
     stopped = CPMMC(**params).fit(X)  # no warning: an error under pytest
-    assert cycling.n_iter_ >= 100 and stopped.n_iter_ < 100
+    assert cycling.n_iter_ >= max_iter and stopped.n_iter_ < max_iter
     if not continuation:
-        assert cycling.n_iter_ == 100
+        assert cycling.n_iter_ == max_iter
     # The restored iterate is the hyperplane reported, and its objective the
     # one reported: the lowest seen, at most the last iterate's.
     assert stopped.objective_ == pytest.approx(_objective(stopped, X), rel=1e-3)
