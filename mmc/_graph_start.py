@@ -48,7 +48,8 @@ import math
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse.linalg import eigsh
+from scipy.linalg import eigh
+from scipy.sparse.linalg import ArpackError, eigsh
 
 from mmc._balance import (
     KMEANS_RUNS,
@@ -277,12 +278,27 @@ def spectral_labels(affinity, n_clusters, random_state):
     the best of ``KMEANS_RUNS`` runs of k-means."""
     inverse_root = 1.0 / np.sqrt(np.asarray(affinity.sum(axis=1)).ravel())
     normalised = sp.diags(inverse_root) @ affinity @ sp.diags(inverse_root)
-    # A fixed first vector: ARPACK's default is random.
-    v0 = np.ones(affinity.shape[0])
-    _, vectors = eigsh(normalised, k=n_clusters, which="LA", v0=v0)
+    vectors = leading_eigenvectors(normalised, n_clusters)
     embedding = vectors * inverse_root[:, None]
     centres = best_kmeans_centres(embedding, n_clusters, random_state, KMEANS_RUNS)
     return nearest_centres(embedding, centres)
+
+
+def leading_eigenvectors(matrix, n_vectors):
+    """The eigenvectors of the ``n_vectors`` largest eigenvalues of the
+    symmetric sparse ``matrix``, by ARPACK, or by LAPACK's dense solver
+    where ARPACK fails. Many equal eigenvalues, as duplicated rows give a
+    graph, can stop ARPACK's restarts (error 3, or no convergence), and
+    whether they do depends on the rounding of the BLAS it calls, so on the
+    CPU and the thread count; the dense solve of the graph's at most
+    ``SAMPLE_ROWS`` rows takes under a second."""
+    n_rows = matrix.shape[0]
+    try:
+        # A fixed first vector: ARPACK's default is random.
+        return eigsh(matrix, k=n_vectors, which="LA", v0=np.ones(n_rows))[1]
+    except ArpackError:
+        dense = matrix.toarray()
+        return eigh(dense, subset_by_index=[n_rows - n_vectors, n_rows - 1])[1]
 
 
 def normalised_cut(affinity, labels, n_clusters):

@@ -7,6 +7,8 @@ import warnings
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from scipy.linalg import eigh
+from scipy.sparse.linalg import ArpackNoConvergence
 from scipy.spatial.distance import cdist
 from sklearn.datasets import load_digits, make_blobs
 from sklearn.exceptions import ConvergenceWarning
@@ -28,6 +30,7 @@ from mmc._graph_start import (
     KernelDistances,
     SampleDistances,
     balance_and_start,
+    leading_eigenvectors,
     neighbour_graph,
     normalised_cut,
     paired_gain_is_real,
@@ -219,6 +222,63 @@ def test_graph_start_beyond_the_sample_from_its_centres():
         neighbour_graph(SampleDistances(sampled)), 2, np.random.RandomState(0)
     )
     np.testing.assert_array_equal(centres, cluster_means(sampled, graph, 2))
+
+
+def _arpack_fails(*args, **kwargs):
+    raise ArpackNoConvergence("forced", np.empty(0), np.empty((0, 0)))
+
+
+def normalised_affinity(X):
+    """The matrix whose leading eigenvectors :func:`spectral_labels` takes."""
+    affinity = neighbour_graph(SampleDistances(X))
+    inverse_root = 1.0 / np.sqrt(np.asarray(affinity.sum(axis=1)).ravel())
+    return sp.diags(inverse_root) @ affinity @ sp.diags(inverse_root)
+
+
+@pytest.mark.parametrize("arpack", ["converges", "fails"])
+def test_leading_eigenvectors_span_the_dense_solvers_leading_space(arpack, monkeypatch):
+    if arpack == "fails":
+        monkeypatch.setattr("mmc._graph_start.eigsh", _arpack_fails)
+    normalised = normalised_affinity(unbalanced_blobs()[0])
+    vectors = leading_eigenvectors(normalised, 3)
+    values, expected = eigh(normalised.toarray())
+    assert values[-3] - values[-4] > 1e-3  # a space well defined
+    # The same space: the projector on it, whatever its basis and signs.
+    np.testing.assert_allclose(
+        vectors @ vectors.T, expected[:, -3:] @ expected[:, -3:].T, atol=1e-8
+    )
+
+
+def test_spectral_labels_are_the_same_where_arpack_fails(monkeypatch):
+    X, y = unbalanced_blobs()
+    affinity = neighbour_graph(SampleDistances(X))
+    by_arpack = spectral_labels(affinity, 2, np.random.RandomState(0))
+    monkeypatch.setattr("mmc._graph_start.eigsh", _arpack_fails)
+    by_lapack = spectral_labels(affinity, 2, np.random.RandomState(0))
+    np.testing.assert_array_equal(by_lapack, by_arpack)
+    assert clustering_error(y, by_lapack) < 0.05
+
+
+@pytest.mark.parametrize("name", ["EvoMMC", "FastEvoMMC", "CPM3C"])
+def test_duplicated_rows_cluster_the_same_whether_arpack_converges_or_not(
+    name, monkeypatch
+):
+    # Five distinct rows six times each: the graph's spectrum has 25 equal
+    # eigenvalues, across the eight vectors of the embedding, where ARPACK
+    # stopped (error 3, or no convergence) at some thread counts.
+    groups = np.repeat(np.arange(5), 6)
+    X = np.random.default_rng(0).standard_normal((5, 3))[groups]
+    labellings = []
+    for arpack in ("as it goes", "fails"):
+        if arpack == "fails":
+            monkeypatch.setattr("mmc._graph_start.eigsh", _arpack_fails)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            estimator = getattr(mmc, name)(n_clusters=8, random_state=0).fit(X)
+        labellings.append(estimator.labels_)
+    np.testing.assert_array_equal(*labellings)
+    for group in range(5):
+        assert np.unique(labellings[0][groups == group]).size == 1
 
 
 def test_graph_start_needs_enough_rows():
