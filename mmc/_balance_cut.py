@@ -40,8 +40,11 @@ fit at the bound of k-means' 206:156 ends on an even split of 21 % error,
 and the refit at 0.03 errs 1.4 %.
 """
 
+import warnings
+
 import numpy as np
 from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
 
 from mmc._balance import PAPER_CLASS_BALANCE, SAMPLE_ROWS, size_balance
 from mmc._graph_start import (
@@ -96,7 +99,12 @@ def keep_the_better_cut(estimator, X, rows=None, take_rows=None, random_state=No
     paper = clone(estimator).set_params(class_balance=PAPER_CLASS_BALANCE)
     if random_state is not None:
         paper.set_params(random_state=random_state)
-    paper.fit(X)
+    # The refit's warnings about the data (an indefinite kernel, say) were
+    # raised by the fit already; of the rest, only those of a kept refit
+    # concern the user.
+    with warnings.catch_warnings(record=True) as refit_warnings:
+        warnings.simplefilter("always")
+        paper.fit(X)
     if take_rows is not None:
         rows = take_rows(rows, np.arange(rows.shape[0]))
     if getattr(estimator, "kernel", None) == "precomputed":
@@ -114,6 +122,11 @@ def keep_the_better_cut(estimator, X, rows=None, take_rows=None, random_state=No
             (name, value) for name, value in paper.__dict__.items() if name not in kept
         )
         estimator.paper_bound_cut_ = True
+        for caught in refit_warnings:
+            if issubclass(caught.category, ConvergenceWarning):
+                warnings.warn_explicit(
+                    caught.message, caught.category, caught.filename, caught.lineno
+                )
 
 
 def even_by_both(estimator):
