@@ -29,12 +29,24 @@ kernel's distances order neighbours as the Euclidean ones do); with a
 precomputed kernel, that of its feature space (the same for the rbf
 kernel: ``class_balance="stable"`` fits a named kernel and its matrix
 alike).
+
+Where k-means' clusters and the fit's both meet the papers' bound, there
+is no refit: the data are even by both, the bound set from them is within
+0.03 of the papers' (k-means' imbalance plus 0.03), and the fit's labels
+are feasible at 0.03. That spares the refit on data of even clusters, whose
+k-means clusters are rarely exactly even (:mod:`mmc._balance`). Where only
+the fit's clusters meet it, the refit stays: on the digit pair 5v9 ODMC's
+fit at the bound of k-means' 206:156 ends on an even split of 21 % error,
+and the refit at 0.03 errs 1.4 %.
 """
+
+import warnings
 
 import numpy as np
 from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
 
-from mmc._balance import PAPER_CLASS_BALANCE, SAMPLE_ROWS
+from mmc._balance import PAPER_CLASS_BALANCE, SAMPLE_ROWS, size_balance
 from mmc._graph_start import (
     KernelDistances,
     SampleDistances,
@@ -50,7 +62,8 @@ def keep_the_better_cut(estimator, X, rows=None, take_rows=None, random_state=No
 
     Only for a bound set from the data (``"auto"``, or ``"stable"`` where
     it keeps ``"auto"``) looser than the papers', initial labels named by a
-    method, and X of at most ``SAMPLE_ROWS`` rows. With a precomputed
+    method, X of at most ``SAMPLE_ROWS`` rows, and k-means' clusters or the
+    fit's beyond the papers' bound (:func:`even_by_both`). With a precomputed
     kernel, the graph is that of its feature space.
 
     Parameters
@@ -80,12 +93,18 @@ def keep_the_better_cut(estimator, X, rows=None, take_rows=None, random_state=No
         or estimator.class_balance_ <= PAPER_CLASS_BALANCE
         or not isinstance(estimator.init, str)
         or rows.shape[0] > SAMPLE_ROWS
+        or even_by_both(estimator)
     ):
         return
     paper = clone(estimator).set_params(class_balance=PAPER_CLASS_BALANCE)
     if random_state is not None:
         paper.set_params(random_state=random_state)
-    paper.fit(X)
+    # The refit's warnings about the data (an indefinite kernel, say) were
+    # raised by the fit already; of the rest, only those of a kept refit
+    # concern the user.
+    with warnings.catch_warnings(record=True) as refit_warnings:
+        warnings.simplefilter("always")
+        paper.fit(X)
     if take_rows is not None:
         rows = take_rows(rows, np.arange(rows.shape[0]))
     if getattr(estimator, "kernel", None) == "precomputed":
@@ -103,3 +122,26 @@ def keep_the_better_cut(estimator, X, rows=None, take_rows=None, random_state=No
             (name, value) for name, value in paper.__dict__.items() if name not in kept
         )
         estimator.paper_bound_cut_ = True
+        for caught in refit_warnings:
+            if issubclass(caught.category, ConvergenceWarning):
+                warnings.warn_explicit(
+                    caught.message, caught.category, caught.filename, caught.lineno
+                )
+
+
+def even_by_both(estimator):
+    """Whether k-means' clusters and the fitted ones both meet the papers'
+    bound: the bound set from k-means' clusters is their balance term plus
+    ``PAPER_CLASS_BALANCE``, at most twice that when they meet it."""
+    k_means_meets = estimator.class_balance_ <= 2.0 * PAPER_CLASS_BALANCE
+    return k_means_meets and meets_paper_bound(estimator)
+
+
+def meets_paper_bound(estimator):
+    """Whether the fitted clusters' sizes meet the papers' bound, by the
+    estimator's balance term (CPM3C's cutting plane bounds its mean
+    margins, the others the sizes, :func:`mmc._balance.size_balance`)."""
+    n_clusters = getattr(estimator, "n_clusters", 2)
+    counts = np.bincount(estimator.labels_, minlength=n_clusters)
+    balance_of = getattr(estimator, "_balance_of", size_balance)
+    return balance_of(counts / counts.sum()) <= PAPER_CLASS_BALANCE

@@ -128,10 +128,9 @@ class CPM3C(_CuttingPlaneEstimator):
         ``solver="cutting-plane"``, a bound on the differences of the mean
         margins of the classes. ``"auto"`` sets it from the data without
         labels, from the clusters of k-means (the best of 10 runs on at most
-        2000 sampled rows; sparse X of more rows gives no estimate): when
-        their proportions ``pi_p`` are as even as sampling noise allows
-        (Pearson's chi-square test of even sizes at the level of three
-        standard errors), or without an estimate, 0.03 (the paper's bound); else, for
+        2000 sampled rows; sparse X of more rows gives no estimate, and
+        then 0.03, the paper's bound), of proportions ``pi_p`` (as even as
+        sampling noise allows or not): for
         the sizes, the clusters may be no less balanced than those of
         k-means: for every j, the j smallest clusters hold at least the
         share of the j smallest k-means clusters less ``0.03 j / k``

@@ -198,16 +198,13 @@ n_clusters : int, default=2
         Bound on ``|mean_i y_i|``: every labelling the search visits has
         ``|sum_i y_i| <= class_balance * n_samples`` (the paper's ``l``);
         with k clusters, each keeps at least ``(1 - class_balance) n / k``
-        samples. ``"auto"`` sets it from the data without labels: 0.03 (the
-        paper's bound) when the clusters of k-means on X (the best of 10 runs
-        on at most 2000 sampled rows; sparse X of more rows keeps 0.03) are
-        as even as sampling noise allows (Pearson's chi-square test of even
-        sizes at the level of three standard errors; with two clusters,
-        proportions differing by at most ``3 / sqrt(n)`` for the n rows
-        used),
-        else the value at which the smallest of them fits,
-        ``1 - k min_p pi_p``, plus 0.03 (for two clusters their imbalance
-        ``|n_1 - n_2| / n`` plus 0.03). The bound used is
+        samples. ``"auto"`` sets it from the data without labels, from the
+        clusters of k-means on X (the best of 10 runs on at most 2000
+        sampled rows; sparse X of more rows gives no estimate and keeps
+        0.03, the paper's bound): the value at which the smallest of them
+        fits, ``1 - k min_p pi_p``, plus 0.03 (for two clusters their
+        imbalance ``|n_1 - n_2| / n`` plus 0.03), even where they are as
+        even as sampling noise allows. The bound used is
         ``class_balance_``. """
     + STABLE_CLASS_BALANCE
     + """

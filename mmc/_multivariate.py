@@ -92,12 +92,12 @@ class MultivariateMMC(_BinaryCuttingPlane):
     class_balance : "auto", "stable" or float, default="auto"
         Bound on the absolute mean decision value ``|mean_i f(x_i)|``, in
         [0, 1) (at 1, ``f = 1`` puts every sample in one cluster at no cost).
-        ``"auto"`` sets it from the data without labels:
-        0.03 (the paper's bound) when the two clusters of k-means (the best
-        of 10 runs on at most 2000 sampled rows; sparse X of more rows keeps
-        0.03) are as even as sampling noise allows (their proportions differ
-        by at most ``3 / sqrt(n)`` for the n rows used), else their
-        imbalance ``|n_1 - n_2| / n`` plus 0.03, short of an empty cluster.
+        ``"auto"`` sets it from the data without labels: the imbalance
+        ``|n_1 - n_2| / n`` of the two clusters of k-means (the best of 10
+        runs on at most 2000 sampled rows) plus 0.03, short of an empty
+        cluster, even where they are as even as sampling noise allows;
+        sparse X of more rows gives no estimate and keeps 0.03 (the paper's
+        bound).
         The bound used is ``class_balance_``. {stable_class_balance}
 
     epsilon : float, default=0.01

@@ -226,10 +226,8 @@ class ODMC(_LinearDecisionMixin, _BaseMMC):
         k-means: their imbalance ``|n_1 - n_2| / n`` plus 0.03, and if they
         are even within sampling noise, with the linear kernel the noise
         itself, ``3 / sqrt(n)``, plus 0.03 (the other estimators and other
-        kernels keep 0.03 there; this bound holds the counts of the labels,
-        and at 0.03 it split classes even only within the noise, such as
-        wine's 59:48, evenly; with the rbf kernel the looser bound raised
-        the digit pairs' mean error from 0.89% to 1.42%;
+        kernels keep their imbalance there; with the rbf kernel the noise's
+        looser bound raised the digit pairs' mean error from 0.89% to 1.42%;
         ``bench/studies/balance_noise.md``). {stable_class_balance}
         The paper set 0.03 n for balanced and 0.3 n for unbalanced data
         sets, from the labels; ``class_balance=0.3, intercept_scaling=0``

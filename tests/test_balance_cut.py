@@ -7,11 +7,13 @@ import pickle
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from sklearn.base import clone
 from sklearn.datasets import load_digits, make_blobs
 from sklearn.preprocessing import StandardScaler
 
 from mmc import CPM3C, CPMMC, ODMC, EvoMMC, FastEvoMMC, MultivariateMMC
 from mmc._balance import PAPER_CLASS_BALANCE, SAMPLE_ROWS
+from mmc._balance_cut import even_by_both, meets_paper_bound
 from mmc._graph_start import SampleDistances, neighbour_graph, normalised_cut
 from mmc.metrics import clustering_error
 
@@ -104,6 +106,57 @@ def test_bound_from_the_data_kept_on_uneven_blobs(cls):
     assert fitted.class_balance_ > PAPER_CLASS_BALANCE
     assert not fitted.paper_bound_cut_
     assert clustering_error(y, fitted.labels_) < 0.1  # KMeans's: 0.03
+
+
+@pytest.mark.parametrize("cls", ESTIMATORS)
+def test_no_refit_where_both_clusterings_meet_the_papers_bound(cls, monkeypatch):
+    # Even blobs: k-means' clusters a little uneven, so the bound is a
+    # little above 0.03 (ODMC's linear fits admit the noise: far above);
+    # where the fit's clusters meet 0.03 as well, no refit.
+    X, y = blobs([300, 300])
+    fitted = cls(random_state=0).fit(X)
+    assert fitted.class_balance_ > PAPER_CLASS_BALANCE
+    assert meets_paper_bound(fitted)
+    if cls is ODMC:
+        assert not even_by_both(fitted)
+        return
+    assert even_by_both(fitted)
+    # (CPMMC's "stable" bound fits subsamples, each under the rule: only
+    # the refits of the fit itself, of random_state 0, count.)
+    refitted = []
+
+    def refit(estimator):
+        refitted.append(estimator.random_state)
+        return clone(estimator)
+
+    monkeypatch.setattr("mmc._balance_cut.clone", refit)
+    again = cls(random_state=0).fit(X)
+    assert 0 not in refitted
+    assert not again.paper_bound_cut_
+    np.testing.assert_array_equal(again.labels_, fitted.labels_)
+
+
+class _Fitted:
+    """What meets_paper_bound reads of a fitted estimator."""
+
+    def __init__(self, labels, n_clusters=2, balance_of=None):
+        self.labels_ = np.asarray(labels)
+        self.n_clusters = n_clusters
+        if balance_of is not None:
+            self._balance_of = balance_of
+
+
+def test_meets_paper_bound_reads_the_estimators_balance_term():
+    # 102:98 -> |mean y| = 0.02: met; 104:96 -> 0.04: not.
+    assert meets_paper_bound(_Fitted(np.repeat([0, 1], [102, 98])))
+    assert not meets_paper_bound(_Fitted(np.repeat([0, 1], [104, 96])))
+    # k clusters: 1 - k min_p pi_p, an empty cluster never meets it.
+    assert meets_paper_bound(_Fitted(np.repeat([0, 1, 2], [101, 100, 99]), 3))
+    assert not meets_paper_bound(_Fitted(np.repeat([0, 1], [200, 0]), 3))
+    # Mean margins (CPM3C's cutting plane): twice the range of proportions.
+    assert not meets_paper_bound(
+        _Fitted(np.repeat([0, 1], [102, 98]), balance_of=lambda p: 2 * np.ptp(p))
+    )
 
 
 @pytest.mark.parametrize("cls", ESTIMATORS)

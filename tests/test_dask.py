@@ -391,7 +391,7 @@ def test_small_dense_blocks_are_merged(sync_scheduler, monkeypatch):
 
 @pytest.mark.parametrize("Estimator", [CPMMC, MultivariateMMC, CPM3C])
 def test_n_jobs_sets_the_restarts_at_a_time_on_dask(
-    sync_scheduler, monkeypatch, Estimator
+    sync_scheduler, monkeypatch, Estimator, one_fit
 ):
     import mmc._cutting_plane
 

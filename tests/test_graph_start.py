@@ -350,8 +350,10 @@ def test_a_graph_start_that_empties_a_cluster_is_dropped(monkeypatch):
         model = mmc.MultivariateMMC(random_state=0).fit(X)
     assert model.graph_start_ is False
     assert np.unique(model.labels_).size == 2
-    # k-means' sizes are even (it splits the large blob): the papers' bound.
-    assert model.class_balance_ == PAPER_CLASS_BALANCE
+    # The bound of k-means' sizes, nearly even (it splits the large blob),
+    # or the papers' where the refit at it cuts better; not the graph's
+    # 500:55 (0.83).
+    assert PAPER_CLASS_BALANCE <= model.class_balance_ < 0.1
 
 
 @pytest.mark.parametrize("name", TAKERS)

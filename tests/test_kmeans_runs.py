@@ -43,17 +43,18 @@ def _count_runs(monkeypatch, n_features=64):
     return calls
 
 
-def test_cpm3c_shares_the_estimates_runs_with_its_kmeans_start(monkeypatch):
+def test_cpm3c_shares_the_estimates_runs_with_its_kmeans_start(monkeypatch, one_fit):
     X, _ = load_digits(n_class=4, return_X_y=True)
     assert X.shape[0] <= SAMPLE_ROWS
     expected = CPM3C(n_clusters=4, random_state=0).fit(X)
+    sharing = CPM3C._shared_kmeans_runs
     calls = _count_runs(monkeypatch)
     # Without sharing, 3 runs for the estimate and 10 for the start.
     monkeypatch.setattr(CPM3C, "_shared_kmeans_runs", lambda *args: None)
     unshared = CPM3C(n_clusters=4, random_state=0).fit(X)
     assert len(calls) == KMEANS_RUNS + MULTICLASS_KMEANS_RUNS
-    monkeypatch.undo()
-    calls = _count_runs(monkeypatch)
+    monkeypatch.setattr(CPM3C, "_shared_kmeans_runs", sharing)
+    calls.clear()
     shared = CPM3C(n_clusters=4, random_state=0).fit(X)
     assert len(calls) == MULTICLASS_KMEANS_RUNS
     for fitted in (unshared, shared):
@@ -126,7 +127,7 @@ def test_runs_on_threads_are_the_runs_on_one_thread(monkeypatch, sparse):
         assert by_threads[n_threads][1] == by_threads[1][1]
 
 
-def test_cpm3c_computes_its_starts_runs_at_once(monkeypatch):
+def test_cpm3c_computes_its_starts_runs_at_once(monkeypatch, one_fit):
     # The shared runs are computed together (on threads) before the
     # class-balance estimate takes its first few.
     X, _ = load_digits(n_class=4, return_X_y=True)

@@ -170,8 +170,10 @@ def test_auto_offset_follows_a_fixed_bound_or_the_estimate(class_balance, expect
     assert (est.class_balance_ > PAPER_CLASS_BALANCE) == (class_balance != 0.03)
 
 
-def test_even_estimates_keep_the_papers_bound_with_a_kernel():
-    # Only the linear ODMC admits the sampling noise on even estimates.
+def test_even_estimates_admit_the_noise_only_in_the_linear_odmc(one_fit):
+    # Only the linear ODMC admits the sampling noise on even estimates;
+    # with a kernel, the bound admits k-means' own split (33:17 of 50),
+    # as the other estimators' bounds do.
     X, _ = make_blobs(n_samples=50, random_state=1)
     X = StandardScaler().fit_transform(X)
     linear = ODMC(max_iter=20, random_state=0)
@@ -181,5 +183,5 @@ def test_even_estimates_keep_the_papers_bound_with_a_kernel():
         linear.fit(X)
         rbf.fit(X)
     assert linear.class_balance_ == pytest.approx(PAPER_CLASS_BALANCE + 3 / np.sqrt(50))
-    assert rbf.class_balance_ == PAPER_CLASS_BALANCE
+    assert rbf.class_balance_ == pytest.approx(PAPER_CLASS_BALANCE + 16 / 50)
     assert rbf.intercept_scaling_ == 0.0
