@@ -16,7 +16,7 @@ cases of ``graph_start.py`` (45 digit pairs, corpora of seeds 2 and 3,
 unbalanced blobs), or with ``--generated`` on the 128 cases of
 ``make_classification`` of :mod:`mmc.bench._study_cases`, with
 KMeans(n_init=10). Labels only score. It needs the rule as built
-(``mmc._balance_cut.meets_paper_bound``, on main since stop 58). Run
+(``mmc._balance_cut.meets_paper_bound``, on main since stop 59). Run
 from /tmp with mmc installed::
 
     python -I bench/studies/balance_even_estimate.py OUT.json NAME [NAME ...]
