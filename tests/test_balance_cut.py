@@ -3,17 +3,19 @@ the normalised cut of the nearest-neighbour graph (mmc/_balance_cut.py),
 for every estimator whose bound is set from the data."""
 
 import pickle
+import warnings
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
-from sklearn.base import clone
+from sklearn.base import BaseEstimator, clone
 from sklearn.datasets import load_digits, make_blobs
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.preprocessing import StandardScaler
 
 from mmc import CPM3C, CPMMC, ODMC, EvoMMC, FastEvoMMC, MultivariateMMC
 from mmc._balance import PAPER_CLASS_BALANCE, SAMPLE_ROWS
-from mmc._balance_cut import even_by_both, meets_paper_bound
+from mmc._balance_cut import even_by_both, keep_the_better_cut, meets_paper_bound
 from mmc._graph_start import SampleDistances, neighbour_graph, normalised_cut
 from mmc.metrics import clustering_error
 
@@ -234,3 +236,57 @@ def test_refit_from_a_random_state_instance_draws_what_an_integer_draws(cls):
     assert by_seed.paper_bound_cut_ and by_instance.paper_bound_cut_
     np.testing.assert_array_equal(by_seed.labels_, by_instance.labels_)
     assert by_seed.objective_ == by_instance.objective_
+
+
+class _WarningFit(BaseEstimator):
+    """A fit that warns about the data and does not converge, and whose
+    labels are the blobs' at the papers' bound and a cut through the large
+    blob at the bound set from the data (or the other way round with
+    ``paper_cuts_worse``)."""
+
+    def __init__(self, class_balance="auto", init="kmeans", paper_cuts_worse=False):
+        self.class_balance = class_balance
+        self.init = init
+        self.paper_cuts_worse = paper_cuts_worse
+
+    @property
+    def _class_balance_setting(self):
+        return self.class_balance
+
+    def fit(self, X):
+        X, y = blobs([300, 100])
+        through_the_large_blob = (X[:, 1] > 0).astype(np.intp)
+        at_paper_bound = self.class_balance == PAPER_CLASS_BALANCE
+        self.labels_ = (
+            y if at_paper_bound != self.paper_cuts_worse else through_the_large_blob
+        )
+        self.class_balance_ = PAPER_CLASS_BALANCE if at_paper_bound else 0.5
+        warnings.warn(f"data warning at {self.class_balance}", UserWarning)
+        warnings.warn(f"no convergence at {self.class_balance}", ConvergenceWarning)
+        return self
+
+
+@pytest.mark.parametrize("paper_cuts_worse", [False, True])
+def test_a_refit_raises_its_convergence_warnings_only_where_it_is_kept(
+    paper_cuts_worse,
+):
+    X, y = blobs([300, 100])
+    with pytest.warns() as fit_warnings:
+        estimator = _WarningFit(paper_cuts_worse=paper_cuts_worse).fit(X)
+    assert len(fit_warnings) == 2
+    with warnings.catch_warnings(record=True) as rule_warnings:
+        warnings.simplefilter("always")
+        keep_the_better_cut(estimator, X)
+    assert estimator.paper_bound_cut_ is not paper_cuts_worse
+    if paper_cuts_worse:
+        # The fit the user gets is the first: the refit's warnings are not his.
+        assert rule_warnings == []
+        assert estimator.class_balance_ == 0.5
+    else:
+        # The refit's labels are kept: its ConvergenceWarning concerns them;
+        # its warning about the data repeats the fit's and is not raised.
+        messages = [str(caught.message) for caught in rule_warnings]
+        assert messages == [f"no convergence at {PAPER_CLASS_BALANCE}"]
+        assert rule_warnings[0].category is ConvergenceWarning
+        np.testing.assert_array_equal(estimator.labels_, y)
+        assert estimator.get_params()["class_balance"] == "auto"
