@@ -276,12 +276,19 @@ def spectral_labels(affinity, n_clusters, random_state):
     scikit-learn's SpectralClustering): the leading ``n_clusters``
     eigenvectors of ``D^-1/2 A D^-1/2``, scaled by ``D^-1/2``, clustered by
     the best of ``KMEANS_RUNS`` runs of k-means."""
-    inverse_root = 1.0 / np.sqrt(np.asarray(affinity.sum(axis=1)).ravel())
-    normalised = sp.diags(inverse_root) @ affinity @ sp.diags(inverse_root)
+    normalised, inverse_root = normalised_affinity(affinity)
     vectors = leading_eigenvectors(normalised, n_clusters)
     embedding = vectors * inverse_root[:, None]
     centres = best_kmeans_centres(embedding, n_clusters, random_state, KMEANS_RUNS)
     return nearest_centres(embedding, centres)
+
+
+def normalised_affinity(affinity):
+    """``D^-1/2 A D^-1/2`` of the graph ``affinity`` A, whose leading
+    eigenvectors :func:`spectral_labels` embeds, and ``D^-1/2``'s diagonal
+    (D: the degrees)."""
+    inverse_root = 1.0 / np.sqrt(np.asarray(affinity.sum(axis=1)).ravel())
+    return sp.diags(inverse_root) @ affinity @ sp.diags(inverse_root), inverse_root
 
 
 def leading_eigenvectors(matrix, n_vectors):
