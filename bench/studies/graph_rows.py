@@ -26,7 +26,6 @@ fits, interleaved case by case): run it alone on the machine.
 
 import json
 import sys
-import time
 import warnings
 from pathlib import Path
 
@@ -38,6 +37,7 @@ from mmc import CPM3C
 from mmc.bench._registry import estimators as registry
 from mmc.bench._robustness import GROUPS, MARGIN, run
 from mmc.bench._robustness_data import multiclass_cases
+from mmc.bench._timing import time_fit
 
 WHOLE_SAMPLE = graph_module.graph_start
 
@@ -106,16 +106,6 @@ def report(name, out_dir, row_counts, seed=0):
                 print(f"* {case}: {base:.2f} -> {', '.join(moves)} ({kmeans:.2f})")
 
 
-def median_time(fit, repeat=3):
-    """The median wall time of ``repeat`` calls of ``fit``."""
-    seconds = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fit()
-        seconds.append(time.perf_counter() - start)
-    return float(np.median(seconds))
-
-
 def times():
     """CPM3C's fit time over KMeans's per multiclass case and setting."""
     warnings.simplefilter("ignore")
@@ -130,9 +120,9 @@ def times():
         k = np.unique(y).size
         line = f"{case.name:22s}"
         for setting, start in settings.items():
-            kmeans = median_time(lambda: KMeans(k, n_init=10, random_state=0).fit(X))
+            kmeans, _ = time_fit(lambda: KMeans(k, n_init=10, random_state=0), X, 3)
             graph_module.graph_start = start
-            cpm3c = median_time(lambda: CPM3C(n_clusters=k, random_state=0).fit(X))
+            cpm3c, _ = time_fit(lambda: CPM3C(n_clusters=k, random_state=0), X, 3)
             ratios[setting].append(cpm3c / kmeans)
             line += f" | {setting} {cpm3c:.3f} s ({cpm3c / kmeans:.1f}x)"
         print(line, flush=True)

@@ -31,7 +31,6 @@ default); ``SEED`` the ``random_state`` of the estimator and of KMeans
 
 import json
 import sys
-import time
 import warnings
 from pathlib import Path
 
@@ -40,6 +39,7 @@ from sklearn.cluster import KMeans
 
 import mmc
 from mmc.bench._study_cases import STUDY_GROUPS, group_table, two_class_study_cases
+from mmc.bench._timing import time_fit
 from mmc.metrics import clustering_error
 
 SETTINGS = {
@@ -49,13 +49,6 @@ SETTINGS = {
     "stable+continuation": {"class_balance": "stable", "continuation": True},
 }
 KERNEL_PARAMS = {"linear": {}, "rbf": {"kernel": "rbf"}}
-
-
-def timed_fit(estimator, X):
-    """The fitted estimator and its fit time in seconds."""
-    start = time.perf_counter()
-    estimator.fit(X)
-    return estimator, time.perf_counter() - start
 
 
 def result_path(out_dir, name, setting, seed):
@@ -71,11 +64,16 @@ def collect(name, setting, out_dir, groups=STUDY_GROUPS, seed=0):
     for group, case, X, y, kernel in two_class_study_cases():
         if group not in groups:
             continue
-        kmeans, kmeans_time = timed_fit(KMeans(2, n_init=10, random_state=seed), X)
-        estimator = getattr(mmc, name)(
-            random_state=seed, **SETTINGS[setting], **KERNEL_PARAMS[kernel]
+        kmeans_time, kmeans = time_fit(
+            lambda: KMeans(2, n_init=10, random_state=seed), X, 1
         )
-        fitted, seconds = timed_fit(estimator, X)
+        seconds, fitted = time_fit(
+            lambda: getattr(mmc, name)(
+                random_state=seed, **SETTINGS[setting], **KERNEL_PARAMS[kernel]
+            ),
+            X,
+            1,
+        )
         row = {
             "group": group,
             "case": case,
