@@ -54,6 +54,12 @@ from mmc._graph_start import (
     normalised_cut,
 )
 
+# The fit's k-means runs (mmc._kmeans.KMeansRuns) with the seed they were
+# drawn from, which a cutting-plane fit holds, under this attribute, until
+# the refit has taken them: the same seed on the same data draws the same
+# runs, computed once.
+SHARED_KMEANS_RUNS = "_shared_kmeans_runs_of_fit"
+
 
 def keep_the_better_cut(estimator, X, rows=None, take_rows=None, random_state=None):
     """Refit ``estimator`` (fitted on X) at the papers' bound and keep that
@@ -99,6 +105,9 @@ def keep_the_better_cut(estimator, X, rows=None, take_rows=None, random_state=No
     paper = clone(estimator).set_params(class_balance=PAPER_CLASS_BALANCE)
     if random_state is not None:
         paper.set_params(random_state=random_state)
+    # The refit draws the fit's seeds: it starts from the same k-means runs.
+    if SHARED_KMEANS_RUNS in estimator.__dict__:
+        paper.__dict__[SHARED_KMEANS_RUNS] = estimator.__dict__[SHARED_KMEANS_RUNS]
     # The refit's warnings about the data (an indefinite kernel, say) were
     # raised by the fit already; of the rest, only those of a kept refit
     # concern the user.

@@ -14,7 +14,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from mmc import _dask_starts as blocked
 from mmc._balance import SAMPLE_ROWS, size_balance
-from mmc._balance_cut import keep_the_better_cut
+from mmc._balance_cut import SHARED_KMEANS_RUNS, keep_the_better_cut
 from mmc._base import _BaseMMC
 from mmc._cutting_plane_run import continuation_values, cutting_plane_run
 from mmc._dask import RowBlocks, decision_values_on_blocks
@@ -111,11 +111,15 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         # map their own.)
         access = row_access(validated)
         self._choose_class_balance(validated, **access)
-        self._fit_features(X)
-        self._fold_origin_shift()
-        keep_the_better_cut(
-            self, data, validated, access.get("take_rows"), random_state
-        )
+        try:
+            self._fit_features(X)
+            self._fold_origin_shift()
+            keep_the_better_cut(
+                self, data, validated, access.get("take_rows"), random_state
+            )
+        finally:
+            # (It holds the data: never kept past the fit, nor pickled.)
+            self.__dict__.pop(SHARED_KMEANS_RUNS, None)
         return self
 
     def _dask_segment_rows(self):
@@ -426,8 +430,14 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         once, on threads, before the estimate takes the first few."""
         if method != "kmeans" or isinstance(X, RowBlocks) or X.shape[0] > SAMPLE_ROWS:
             return None
+        # The refit at the papers' bound (mmc._balance_cut) draws the same
+        # seed on the same data: it takes the runs of the fit it repeats.
+        offered = self.__dict__.get(SHARED_KMEANS_RUNS)
+        if offered is not None and offered[0] == seed:
+            return offered[1]
         runs = KMeansRuns(X, self._n_clusters(), np.random.RandomState(seed))
         runs.compute(self._kmeans_start_runs)
+        self.__dict__[SHARED_KMEANS_RUNS] = (seed, runs)
         return runs
 
 

@@ -61,6 +61,7 @@ from mmc._core._graph import add_cluster_roots, grid_distances, nearest_rows
 from mmc._kmeans import best_kmeans_centres, kernel_rows, nearest_centres
 from mmc._rows import squared_norms
 from mmc._starts import cluster_means
+from mmc._threads import fit_threads, map_on_threads, pass_products
 
 # Neighbours of each sample in the graph, itself included: scikit-learn's
 # default for SpectralClustering(affinity="nearest_neighbors").
@@ -209,24 +210,29 @@ class SampleDistances:
         # Scaled by powers of two, exactly: |s|^2 / step and -2 / step.
         self._norm_units = norms / self.step
         self._product_units = -2.0 / self.step
-        self._buffer = None
 
-    def blocks(self):
+    def blocks(self, starts=None):
         """``(start, block)``: the distances, in units of ``step``, of rows
-        ``start .. start + len(block)`` to every row. Every block is written
-        into the same array (a new one each time cost more in page faults
-        than the products): use it before taking the next."""
-        if self._buffer is None:
-            self._buffer = np.empty((min(self.block_rows, self.n_rows), self.n_rows))
-        for start in range(0, self.n_rows, self.block_rows):
+        ``start .. start + len(block)`` to every row, for each of
+        ``starts`` (by default every block in order). Every block is
+        written into the same array (a new one each time cost more in page
+        faults than the products): use it before taking the next."""
+        if starts is None:
+            starts = range(0, self.n_rows, self.block_rows)
+        buffer = np.empty((min(self.block_rows, self.n_rows), self.n_rows))
+        for start in starts:
             stop = min(start + self.block_rows, self.n_rows)
-            block = self._buffer[: stop - start]
+            block = buffer[: stop - start]
             if sp.issparse(self.S):
                 (self.S[start:stop] @ self._transposed).toarray(out=block)
             else:
                 np.matmul(self.S[start:stop], self._transposed, out=block)
             grid_distances(block, self._norm_units, self._product_units, start)
             yield start, block
+
+    def visit_blocks(self, visit):
+        """:func:`visit_blocks` of these distances."""
+        visit_blocks(self, visit, pass_products(self.S, self.n_rows))
 
 
 class KernelDistances:
@@ -246,14 +252,38 @@ class KernelDistances:
         self.n_rows = self.K.shape[0]
         self._diagonal = np.diag(self.K).copy()
 
-    def blocks(self):
+    def blocks(self, starts=None):
         """``(start, block)`` as :meth:`SampleDistances.blocks`."""
-        for start in range(0, self.n_rows, self.block_rows):
+        if starts is None:
+            starts = range(0, self.n_rows, self.block_rows)
+        for start in starts:
             stop = min(start + self.block_rows, self.n_rows)
             block = self._diagonal[start:stop, None] + self._diagonal[None, :]
             block -= 2.0 * self.K[start:stop]
             block[np.arange(stop - start), np.arange(start, stop)] = 0.0
             yield start, np.ascontiguousarray(block)
+
+    def visit_blocks(self, visit):
+        """:func:`visit_blocks` of these distances."""
+        visit_blocks(self, visit, self.n_rows * self.n_rows)
+
+
+def visit_blocks(distances, visit, products):
+    """``visit(start, block)`` for every block of ``distances`` (a
+    :class:`SampleDistances` or :class:`KernelDistances`), on the threads
+    that :func:`mmc._threads.fit_threads` gives a pass of ``products``
+    multiply-adds: the blocks' products and kernels release the GIL. Each
+    thread takes every n-th block into a buffer of its own; ``visit`` must
+    write only the rows of its block, so the result is the same on any
+    number of threads."""
+    starts = range(0, distances.n_rows, distances.block_rows)
+    n_threads = fit_threads(len(starts), products)
+
+    def visit_share(first):
+        for start, block in distances.blocks(starts[first::n_threads]):
+            visit(start, block)
+
+    map_on_threads(visit_share, range(n_threads), n_threads)
 
 
 def neighbour_graph(distances):
@@ -263,8 +293,11 @@ def neighbour_graph(distances):
     n_rows = distances.n_rows
     k = min(GRAPH_NEIGHBOURS, n_rows)
     columns = np.empty((n_rows, k), dtype=np.intp)
-    for start, block in distances.blocks():
-        nearest_rows(block, start, columns[start : start + block.shape[0]])
+    distances.visit_blocks(
+        lambda start, block: nearest_rows(
+            block, start, columns[start : start + block.shape[0]]
+        )
+    )
     indptr = np.arange(0, n_rows * k + 1, k)
     A = sp.csr_matrix((np.ones(n_rows * k), columns.ravel(), indptr), (n_rows, n_rows))
     return ((A + A.T) * 0.5).tocsr()
@@ -334,10 +367,11 @@ def silhouettes(distances, labellings, n_clusters):
     label_rows = np.array(labellings, dtype=np.intp)
     totals = np.zeros((n_rows, n_clusters * len(labellings)))
     # (In units of the distances: the silhouette is a ratio of them.)
-    for start, block in distances.blocks():
-        add_cluster_roots(
+    distances.visit_blocks(
+        lambda start, block: add_cluster_roots(
             block, label_rows, n_clusters, totals[start : start + block.shape[0]]
         )
+    )
     return [
         silhouette_values(totals[:, j * n_clusters : (j + 1) * n_clusters], labels)
         for j, labels in enumerate(labellings)

@@ -238,6 +238,37 @@ def test_refit_from_a_random_state_instance_draws_what_an_integer_draws(cls):
     assert by_seed.objective_ == by_instance.objective_
 
 
+@pytest.mark.parametrize("random_state", [0, None])
+def test_refit_takes_the_kmeans_runs_of_the_fit(random_state, monkeypatch):
+    # The refit at the papers' bound draws the fit's seeds on the fit's data:
+    # it starts from the fit's k-means runs instead of computing them again,
+    # and the fitted estimator holds none of them (they hold the data).
+    # With no seed, the refit draws its own and computes its own runs.
+    from mmc._kmeans import KMeansRuns
+
+    X, _ = topics()
+    computed = []  # the runs on X (not those of the graph start's embedding)
+    run = KMeansRuns._run
+
+    def counted_run(self, draws):
+        if self._X.shape == X.shape:
+            computed.append(1)
+        return run(self, draws)
+
+    monkeypatch.setattr(KMeansRuns, "_run", counted_run)
+    paper = CPM3C(n_clusters=8, random_state=random_state)
+    paper.set_params(class_balance=PAPER_CLASS_BALANCE).fit(X)
+    alone = len(computed)
+    computed.clear()
+    fitted = CPM3C(n_clusters=8, random_state=random_state).fit(X)
+    assert fitted.paper_bound_cut_ or random_state is None
+    assert alone > 0
+    assert len(computed) == (alone if random_state == 0 else 2 * alone)
+    assert not [name for name in vars(fitted) if "kmeans_runs" in name]
+    if random_state == 0:
+        np.testing.assert_array_equal(fitted.labels_, paper.labels_)
+
+
 class _WarningFit(BaseEstimator):
     """A fit that warns about the data and does not converge, and whose
     labels are the blobs' at the papers' bound and a cut through the large

@@ -111,6 +111,44 @@ def test_neighbour_graph_matches_a_stable_sort():
     assert np.all(np.diag(graph) == 1.0)  # each row its own neighbour
 
 
+@pytest.mark.parametrize("distances_of", ["rows", "csr", "float32", "kernel"])
+def test_passes_on_threads_give_the_passes_of_one(distances_of, monkeypatch):
+    # The blocks of a pass are shared among threads, each writing the rows
+    # of its blocks: the graph and the silhouettes of 1, 2 and 3 threads
+    # (with blocks of 7 rows, so that every thread takes several) are the
+    # same to the last bit.
+    rng = np.random.RandomState(4)
+    X = rng.standard_normal((61, 6))
+    X[30:] += 2.0
+    labellings = (np.repeat([0, 1], [30, 31]), rng.randint(0, 2, 61))
+
+    def distances():
+        if distances_of == "kernel":
+            made = KernelDistances(np.exp(-0.1 * cdist(X, X, "sqeuclidean")))
+        elif distances_of == "csr":
+            made = SampleDistances(sp.csr_matrix(np.where(X > 0.5, X, 0.0)))
+        else:
+            made = SampleDistances(X.astype(distances_of_dtype))
+        made.block_rows = 7
+        return made
+
+    distances_of_dtype = np.float32 if distances_of == "float32" else np.float64
+    results = []
+    for n_threads in (1, 2, 3):
+        monkeypatch.setattr(
+            "mmc._graph_start.fit_threads", lambda n_tasks, products: n_threads
+        )
+        graph = neighbour_graph(distances())
+        values = silhouettes(distances(), labellings, 2)
+        results.append((graph, values))
+    (graph, values), others = results[0], results[1:]
+    assert graph.nnz > 61
+    for other_graph, other_values in others:
+        assert (other_graph != graph).nnz == 0
+        for got, expected in zip(other_values, values):
+            np.testing.assert_array_equal(got, expected)
+
+
 @pytest.mark.parametrize("n_clusters", [2, 3, 4])
 def test_silhouette_values_match_scikit_learn(n_clusters):
     rng = np.random.RandomState(n_clusters)
