@@ -162,13 +162,16 @@ def test_multivariate_mean_nmi_at_least_cpmmc(multivariate_nmi):
 # pairs -- its mean error over the 45 pairs is within half a point of the
 # linear kernel's. (Measured with random_state=0, rbf against linear: CPMMC
 # about 1.6% and 2.4%, MultivariateMMC 1.33% and 2.21%, ODMC 1.48% and
-# 1.90%.) The means are over three seeds: one pair found or missed by the
-# restarts moves a 45-pair mean by up to a point (CPM3C linear at
-# random_state=0: 1v8 at 2.5%, 44.9% at seeds 1 and 2; 1.33% against rbf
-# 2.03%, and over the three seeds 1.82% against 1.76%;
-# bench/studies/cpm3c_intercept.md).
+# 1.90%; in stop 60, at seeds 0, 1 and 2, CPMMC 2.25, 2.12, 2.07% against
+# 2.40, 2.39, 2.42%, MultivariateMMC 1.45, 1.16, 1.42% against 2.07, 2.33,
+# 2.22%, ODMC 1.91, 2.23, 2.25% against 2.09, 2.10, 2.12%.) CPM3C's means are
+# over three seeds: one pair found or missed by its restarts moves a 45-pair
+# mean by up to a point (CPM3C linear at random_state=0: 1v8 at 2.5%, 44.9%
+# at seeds 1 and 2; 1.33% against rbf 2.03%, and over the three seeds 1.82%
+# against 1.76%; bench/studies/cpm3c_intercept.md). The others' are at
+# random_state=0, as the contract says (three seeds took 400 s of the tests).
 RBF_MARGIN = 0.5
-RBF_SEEDS = (0, 1, 2)
+RBF_SEEDS = {CPM3C: (0, 1, 2)}
 
 
 # An accuracy contract: runs that reach max_iter count with their labels.
@@ -183,7 +186,7 @@ def test_rbf_kernel_loses_nothing_on_the_digit_pairs(Estimator):
     for a, b in itertools.combinations(range(10), 2):
         mask = (y == a) | (y == b)
         for kernel, kernel_errors in errors.items():
-            for seed in RBF_SEEDS:
+            for seed in RBF_SEEDS.get(Estimator, (0,)):
                 estimator = Estimator(kernel=kernel, random_state=seed)
                 labels = estimator.fit(X[mask]).labels_
                 kernel_errors.append(100 * clustering_error(y[mask], labels))

@@ -13,13 +13,14 @@ from mmc.bench import _dask as dask_bench  # noqa: E402
 
 
 def test_small_run_times_every_dask_estimator_in_every_form(tmp_path, monkeypatch):
-    # Two small sizes in blocks of 2,000 rows keep the LocalCluster run short.
-    monkeypatch.setattr(dask_bench, "QUICK_SIZES", (3_000, 6_000, 8_000))
+    # One small size (the next beyond --max-rows) in blocks of 2,000 rows
+    # keeps the LocalCluster run short.
+    monkeypatch.setattr(dask_bench, "QUICK_SIZES", (4_000, 8_000))
     monkeypatch.setattr(dask_bench, "BLOCK_ROWS", 2_000)
     result = dask_bench.run(quick=True, data_dir=str(tmp_path), max_rows=7_000)
     assert list(result["estimators"]) == list(dask_bench.ESTIMATORS)
     for name, record in result["estimators"].items():
-        assert [row["n_samples"] for row in record["rows"]] == [3_000, 6_000]
+        assert [row["n_samples"] for row in record["rows"]] == [4_000]
         assert record["zarr_slope_from_1e6"] is None
         for row in record["rows"]:
             for form in ("dask_memory", "dask_zarr"):
@@ -35,7 +36,7 @@ def test_small_run_times_every_dask_estimator_in_every_form(tmp_path, monkeypatc
     report = dask_bench.markdown(result, "dask_scaling.png")
     for name in dask_bench.ESTIMATORS:
         assert f"## {name}" in report
-    assert report.count("| 6,000 | 1 |") == 3  # 1.1 MB of float32
+    assert report.count("| 4,000 | 1 |") == 3  # 0.8 MB of float32
     dask_bench.plot(result, str(tmp_path / "figure.png"))
     assert (tmp_path / "figure.png").read_bytes()[:4] == b"\x89PNG"
     lines = dask_bench.summary_lines(result)

@@ -246,8 +246,9 @@ def test_cpm3c_dask_fit_takes_the_in_memory_steps(sync_scheduler, sparse, dtype,
     there.)"""
     digits = load_digits()
     mask = np.isin(digits.target, (0, 6, 8, 9))
-    # Every other row (357): each segment of 64 rows is a compute per round.
-    X = (digits.data[mask][::2] / 16.0).astype(dtype)
+    # Every fourth row (179): each segment of 64 rows (two whole, one not)
+    # is a compute per round.
+    X = (digits.data[mask][::4] / 16.0).astype(dtype)
     X = sp.csr_matrix(X) if sparse else X
     expected = CPM3C(n_clusters=4, init=init, n_init=1, random_state=3).fit(X)
     # Blocks of 100 rows: their ends move to multiples of the segments.
@@ -345,7 +346,7 @@ def test_dask_data_far_from_the_origin_are_refused(Estimator, sync_scheduler):
     # In memory such data are centred first (mmc._rows.origin_shift); the
     # blocks are not, and the fit would lose the clusters to rounding (or
     # raise QPError): a clear error that says what to do.
-    X = digits_rows()[::2]
+    X = digits_rows()[::4]
     with pytest.raises(ValueError, match="far from the origin"):
         Estimator(random_state=0).fit(chunked(X + 1e9))
     Estimator(random_state=0).fit(chunked(X + 10.0))
@@ -403,7 +404,7 @@ def test_n_jobs_sets_the_restarts_at_a_time_on_dask(
         return best_of_restarts(run, starts, n_jobs, **kwargs)
 
     monkeypatch.setattr(mmc._cutting_plane, "best_of_restarts", recording)
-    dX = chunked(digits_rows()[::2])
+    dX = chunked(digits_rows()[::4])
     # (class_balance="auto": CPMMC's "stable" fits subsamples in memory first.)
     together = Estimator(class_balance="auto", random_state=0).fit(dX)
     one_at_a_time = Estimator(class_balance="auto", random_state=0, n_jobs=1)
