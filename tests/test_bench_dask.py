@@ -13,8 +13,8 @@ from mmc.bench import _dask as dask_bench  # noqa: E402
 
 
 def test_small_run_times_every_dask_estimator_in_every_form(tmp_path, monkeypatch):
-    # One small size (the next beyond --max-rows) in blocks of 2,000 rows
-    # keeps the LocalCluster run short.
+    # One small size (--max-rows leaves the second out) in blocks of 2,000
+    # rows keeps the LocalCluster run short.
     monkeypatch.setattr(dask_bench, "QUICK_SIZES", (4_000, 8_000))
     monkeypatch.setattr(dask_bench, "BLOCK_ROWS", 2_000)
     result = dask_bench.run(quick=True, data_dir=str(tmp_path), max_rows=7_000)

@@ -121,6 +121,7 @@ def test_passes_on_threads_give_the_passes_of_one(distances_of, monkeypatch):
     X = rng.standard_normal((61, 6))
     X[30:] += 2.0
     labellings = (np.repeat([0, 1], [30, 31]), rng.randint(0, 2, 61))
+    dtype = np.float32 if distances_of == "float32" else np.float64
 
     def distances():
         if distances_of == "kernel":
@@ -128,11 +129,10 @@ def test_passes_on_threads_give_the_passes_of_one(distances_of, monkeypatch):
         elif distances_of == "csr":
             made = SampleDistances(sp.csr_matrix(np.where(X > 0.5, X, 0.0)))
         else:
-            made = SampleDistances(X.astype(distances_of_dtype))
+            made = SampleDistances(X.astype(dtype))
         made.block_rows = 7
         return made
 
-    distances_of_dtype = np.float32 if distances_of == "float32" else np.float64
     results = []
     for n_threads in (1, 2, 3):
         monkeypatch.setattr(
