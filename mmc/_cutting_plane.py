@@ -421,24 +421,14 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
         return run_once(start)
 
     def _shared_kmeans_runs(self, X, method, seed):
-        """The :class:`mmc._kmeans.KMeansRuns` of the first start (of
-        ``method`` and ``seed``) if it is a ``"kmeans"`` start on data in
-        memory, computed before the restarts, or None; the start takes the
-        first ``_kmeans_start_runs`` of them.
-
-        Where the class-balance estimate sees every row (at most
-        ``SAMPLE_ROWS``), it shares them (its runs are then the start's
-        first ones), and so does the refit at the papers' bound. On more
-        rows the start's runs (more than one: CPM3C's ten) are computed
-        here all the same: on the threads KMeans would use, where within a
-        restart they ran one after the other on its thread alone while the
-        other restarts waited for it or were done; the same runs, only
-        sooner. Then the data are let go of (the column form of sparse
-        data is a copy)."""
-        if method != "kmeans" or isinstance(X, RowBlocks):
-            return None
-        every_row = X.shape[0] <= SAMPLE_ROWS
-        if not every_row and self._kmeans_start_runs == 1:
+        """The :class:`mmc._kmeans.KMeansRuns` that the first start (of
+        ``method`` and ``seed``) shares with the class-balance estimate, or
+        None. Shared by a ``"kmeans"`` start where the estimate sees every
+        row (its runs are then the start's first ones); they are kept for
+        the fit, so only on data that small; the start takes the first
+        ``_kmeans_start_runs`` of them. The start's runs are computed at
+        once, on threads, before the estimate takes the first few."""
+        if method != "kmeans" or isinstance(X, RowBlocks) or X.shape[0] > SAMPLE_ROWS:
             return None
         # The refit at the papers' bound (mmc._balance_cut) draws the same
         # seed on the same data: it takes the runs of the fit it repeats.
@@ -447,10 +437,7 @@ class _CuttingPlaneEstimator(_FeatureMapMixin, _BaseMMC):
             return offered[1]
         runs = KMeansRuns(X, self._n_clusters(), np.random.RandomState(seed))
         runs.compute(self._kmeans_start_runs)
-        if every_row:
-            self.__dict__[SHARED_KMEANS_RUNS] = (seed, runs)
-        else:
-            runs.release()
+        self.__dict__[SHARED_KMEANS_RUNS] = (seed, runs)
         return runs
 
 

@@ -376,8 +376,7 @@ class KMeansRuns:
 
     def best(self, n_runs):
         """Centres of the best of the first ``n_runs`` runs."""
-        if n_runs > len(self._runs):
-            self.compute(n_runs)
+        self.compute(n_runs)
         return best_run(
             self._runs[:n_runs], self._inertias[:n_runs], self._bounds[:n_runs]
         )
@@ -396,11 +395,6 @@ class KMeansRuns:
             self._runs.append(centres)
             self._inertias.append(inertia)
             self._bounds.append(bound)
-
-    def release(self):
-        """Let go of the data (and the column form of sparse data, a copy):
-        the runs computed so far stay, and ``best`` of at most as many."""
-        self._X = self._norms = self._columns = None
 
     def _run(self, draws):
         """One run: its centres, inertia and the inertia's rounding bound."""

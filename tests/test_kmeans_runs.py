@@ -139,44 +139,6 @@ def test_cpm3c_computes_its_starts_runs_at_once(monkeypatch, one_fit):
     assert sum(n_runs for n_runs, _ in calls) == MULTICLASS_KMEANS_RUNS
 
 
-@pytest.mark.parametrize("sparse", [False, True], ids=["dense", "csr"])
-def test_cpm3c_on_many_rows_runs_its_start_before_the_restarts(monkeypatch, sparse):
-    # Beyond SAMPLE_ROWS the estimate samples rows and shares no runs; the
-    # k-means start's ten runs on every row are still computed before the
-    # restarts, on the fit's threads. With two clusters CPM3C makes four
-    # restarts, which run on threads: inside the first, the runs had its
-    # thread alone. The same start and the same fit either way.
-    monkeypatch.setattr(threads_module, "_openmp_effective_n_threads", lambda: 2)
-    monkeypatch.setattr(threads_module, "THREADED_PASS_PRODUCTS", 0)
-    rng = np.random.default_rng(0)
-    X = np.vstack([rng.normal(size=(1100, 6)) + 3.0 * c for c in np.eye(6)[:2]])
-    X = sp.csr_matrix(np.where(X > 1.0, X, 0.0)) if sparse else X
-    assert X.shape[0] > SAMPLE_ROWS
-    calls = _threads_of_runs(monkeypatch)
-    fitted = CPM3C(random_state=0).fit(X)
-    # (The estimate's runs on its sample and the graph start's on its
-    # embedding are on two threads too.)
-    assert (MULTICLASS_KMEANS_RUNS, 2) in calls
-    assert (MULTICLASS_KMEANS_RUNS, 1) not in calls
-    monkeypatch.setattr(CPM3C, "_shared_kmeans_runs", lambda *args: None)
-    calls.clear()
-    within = CPM3C(random_state=0).fit(X)
-    assert (MULTICLASS_KMEANS_RUNS, 1) in calls
-    np.testing.assert_array_equal(fitted.labels_, within.labels_)
-    assert fitted.objective_ == within.objective_
-    assert not [name for name in vars(fitted) if "kmeans_runs" in name]
-
-
-def test_released_runs_answer_for_the_runs_computed():
-    X, _ = load_digits(n_class=3, return_X_y=True)
-    runs = KMeansRuns(X, 3, np.random.RandomState(2))
-    expected = [runs.best(n) for n in (1, 4)]
-    runs.release()
-    assert runs._X is None and runs._columns is None
-    for n, centres in zip((1, 4), expected):
-        np.testing.assert_array_equal(runs.best(n), centres)
-
-
 def test_two_cluster_kmeans_start_draws_only_the_estimates_runs(monkeypatch):
     # CPMMC's "kmeans" start is one run, the first of the estimate's (the
     # same seed): the fit computes the estimate's runs and no more.
