@@ -176,7 +176,35 @@ def graph_start(sample, kmeans_labels, n_clusters, seed):
     return cluster_means(sample, graph, n_clusters)
 
 
-class SampleDistances:
+class _DistanceBlocks:
+    """Pairwise distances of ``n_rows`` rows, a block of ``block_rows`` rows
+    against every row at a time: a subclass gives ``blocks(starts)`` and the
+    multiply-adds of a pass, ``pass_products``."""
+
+    block_rows = 256
+
+    def block_starts(self):
+        """The first row of every block, in order."""
+        return range(0, self.n_rows, self.block_rows)
+
+    def visit_blocks(self, visit):
+        """``visit(start, block)`` for every block, on the threads that
+        :func:`mmc._threads.fit_threads` gives a pass of ``pass_products``
+        multiply-adds: the blocks' products and kernels release the GIL.
+        Each thread takes every n-th block into a buffer of its own;
+        ``visit`` must write only the rows of its block, so the result is
+        the same on any number of threads."""
+        starts = self.block_starts()
+        n_threads = fit_threads(len(starts), self.pass_products)
+
+        def visit_share(first):
+            for start, block in self.blocks(starts[first::n_threads]):
+                visit(start, block)
+
+        map_on_threads(visit_share, range(n_threads), n_threads)
+
+
+class SampleDistances(_DistanceBlocks):
     """The squared distances ``|s_i - s_j|^2`` between the rows of S, a
     block of rows at a time (the m x m matrix is never held: its pages
     cost more than the arithmetic).
@@ -187,8 +215,6 @@ class SampleDistances:
     to whole units.
     """
 
-    block_rows = 256
-
     def __init__(self, S):
         if sp.issparse(S):
             self.S = kernel_rows(sp.csr_matrix(S, dtype=np.float64))
@@ -197,6 +223,7 @@ class SampleDistances:
             self.S = kernel_rows(np.asarray(S, dtype=np.float64))
             self._transposed = self.S.T
         self.n_rows = self.S.shape[0]
+        self.pass_products = pass_products(self.S, self.n_rows)
         norms = squared_norms(self.S)  # the same on every CPU
         # |s_i - s_j| <= |s_i - c| + |s_j - c| for any c; c = the mean.
         mean = np.asarray(self.S.mean(axis=0)).ravel()
@@ -218,7 +245,7 @@ class SampleDistances:
         written into the same array (a new one each time cost more in page
         faults than the products): use it before taking the next."""
         if starts is None:
-            starts = range(0, self.n_rows, self.block_rows)
+            starts = self.block_starts()
         buffer = np.empty((min(self.block_rows, self.n_rows), self.n_rows))
         for start in starts:
             stop = min(start + self.block_rows, self.n_rows)
@@ -230,19 +257,13 @@ class SampleDistances:
             grid_distances(block, self._norm_units, self._product_units, start)
             yield start, block
 
-    def visit_blocks(self, visit):
-        """:func:`visit_blocks` of these distances."""
-        visit_blocks(self, visit, pass_products(self.S, self.n_rows))
 
-
-class KernelDistances:
+class KernelDistances(_DistanceBlocks):
     """The squared distances ``K_ii + K_jj - 2 K_ij`` in the feature space of
     a precomputed kernel K between the samples, a block of rows at a time,
     as :class:`SampleDistances` gives them for rows (the rbf kernel's
     distances order neighbours as the rows' own do). Elementwise, no
     BLAS: the same on every CPU."""
-
-    block_rows = SampleDistances.block_rows
 
     def __init__(self, K):
         # (A sparse K is taken as estimators take it: as its dense values;
@@ -250,40 +271,19 @@ class KernelDistances:
         K = K.toarray() if sp.issparse(K) else K
         self.K = np.asarray(K, dtype=np.float64)
         self.n_rows = self.K.shape[0]
+        self.pass_products = self.n_rows * self.n_rows
         self._diagonal = np.diag(self.K).copy()
 
     def blocks(self, starts=None):
         """``(start, block)`` as :meth:`SampleDistances.blocks`."""
         if starts is None:
-            starts = range(0, self.n_rows, self.block_rows)
+            starts = self.block_starts()
         for start in starts:
             stop = min(start + self.block_rows, self.n_rows)
             block = self._diagonal[start:stop, None] + self._diagonal[None, :]
             block -= 2.0 * self.K[start:stop]
             block[np.arange(stop - start), np.arange(start, stop)] = 0.0
             yield start, np.ascontiguousarray(block)
-
-    def visit_blocks(self, visit):
-        """:func:`visit_blocks` of these distances."""
-        visit_blocks(self, visit, self.n_rows * self.n_rows)
-
-
-def visit_blocks(distances, visit, products):
-    """``visit(start, block)`` for every block of ``distances`` (a
-    :class:`SampleDistances` or :class:`KernelDistances`), on the threads
-    that :func:`mmc._threads.fit_threads` gives a pass of ``products``
-    multiply-adds: the blocks' products and kernels release the GIL. Each
-    thread takes every n-th block into a buffer of its own; ``visit`` must
-    write only the rows of its block, so the result is the same on any
-    number of threads."""
-    starts = range(0, distances.n_rows, distances.block_rows)
-    n_threads = fit_threads(len(starts), products)
-
-    def visit_share(first):
-        for start, block in distances.blocks(starts[first::n_threads]):
-            visit(start, block)
-
-    map_on_threads(visit_share, range(n_threads), n_threads)
 
 
 def neighbour_graph(distances):

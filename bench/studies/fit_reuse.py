@@ -2,8 +2,9 @@
 
 Two changes of stop 60 that keep every label: the graph start's passes
 over the sample's distances share their blocks among the fit's threads
-(``mmc._graph_start.visit_blocks``), and the refit at the papers' bound
-takes the fit's k-means runs (``mmc._balance_cut.SHARED_KMEANS_RUNS``).
+(``mmc._graph_start._DistanceBlocks.visit_blocks``), and the refit at the
+papers' bound takes the fit's k-means runs
+(``mmc._balance_cut.SHARED_KMEANS_RUNS``).
 This script times CPM3C with both, with neither (the passes on one thread,
 the refit computing its own runs: the library before them), and
 KMeans(n_init=10), interleaved case by case on the 16 multiclass cases of

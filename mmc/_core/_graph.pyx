@@ -22,10 +22,11 @@ cdef enum:
 
 # Each kernel works row by row, in the calling thread with the GIL
 # released; the pass shares its blocks among the fit's threads
-# (mmc._graph_start.visit_blocks), which end with the pass. On OpenMP
-# threads the fits in the benchmarks ran up to twice as long (their threads
-# and KMeans's kept spinning beside the single-threaded work that follows:
-# the eigenvectors, the runs of k-means). A block holds few enough rows
+# (mmc._graph_start._DistanceBlocks.visit_blocks), which end with the
+# pass. On OpenMP threads the fits in the benchmarks ran up to twice as
+# long (their threads and KMeans's kept spinning beside the
+# single-threaded work that follows: the eigenvectors, the runs of
+# k-means). A block holds few enough rows
 # (mmc._graph_start.SampleDistances.block_rows) that one check for
 # interrupts per block suffices.
 
